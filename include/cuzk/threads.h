@@ -1,0 +1,30 @@
+/* The CPU thread pool: the one place that owns worker threads for compute.
+ *
+ * cuzk_parallel_for() splits [0, n) into chunks and runs them on the pool's
+ * workers plus the calling thread; it blocks until all chunks are done. A call
+ * made from inside a chunk runs serially on that thread, so library code may
+ * call it at any depth. The pool starts lazily with cuzk_threads_count()
+ * workers (default: online CPUs, or $CUZK_THREADS). */
+#ifndef CUZK_THREADS_H
+#define CUZK_THREADS_H
+
+#include <stddef.h>
+
+/* fn(ctx, begin, end, worker): process items [begin, end); worker is a stable
+ * index < cuzk_threads_count() usable for per-thread scratch. */
+typedef void (*cuzk_range_fn)(void *ctx, size_t begin, size_t end, unsigned worker);
+
+/* Number of threads (including the caller) that parallel_for uses. */
+unsigned cuzk_threads_count(void);
+
+/* Set the thread count (>= 1). Must not be called while a parallel_for runs.
+ * Blocks while old workers exit. */
+void cuzk_threads_set(unsigned n);
+
+/* Run fn over [0, n) in chunks of at least `grain` items. */
+void cuzk_parallel_for(size_t n, size_t grain, cuzk_range_fn fn, void *ctx);
+
+/* Release the workers (optional; for leak checkers). */
+void cuzk_threads_shutdown(void);
+
+#endif

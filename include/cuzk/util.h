@@ -1,0 +1,41 @@
+/* Small process-wide utilities: monotonic time, the OS CSPRNG, read-only file
+ * mappings, a fast content checksum, and peak RSS. */
+#ifndef CUZK_UTIL_H
+#define CUZK_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/err.h"
+
+/* Monotonic clock in seconds. */
+double cuzk_now(void);
+
+/* Fill buf with n bytes from the OS CSPRNG (getrandom); blocks until seeded. */
+cuzk_err cuzk_random_bytes(void *buf, size_t n);
+
+/* A read-only mapping of a whole file. Owned by the caller; release with
+ * cuzk_mapfile_close(). An empty file maps to data == NULL, size == 0. */
+typedef struct {
+    const uint8_t *data;
+    size_t size;
+} cuzk_mapfile;
+
+cuzk_err cuzk_mapfile_open(cuzk_mapfile *m, const char *path);
+void cuzk_mapfile_close(cuzk_mapfile *m);
+
+/* 64-bit checksum of a byte range (not cryptographic; detects corruption).
+ * Multi-threaded for large inputs; the value does not depend on the thread
+ * count. cuzk_checksum64(NULL, 0) is defined. */
+uint64_t cuzk_checksum64(const void *data, size_t n);
+
+/* Peak resident set size of this process in bytes (VmHWM), 0 if unknown. */
+size_t cuzk_peak_rss(void);
+
+/* Read a whole file into a malloc'd buffer (caller frees). */
+cuzk_err cuzk_read_file(const char *path, uint8_t **data, size_t *size);
+
+/* Write a buffer to a file, replacing it. */
+cuzk_err cuzk_write_file(const char *path, const void *data, size_t size);
+
+#endif

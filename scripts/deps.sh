@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs what cuzk needs to build on a fresh Debian 12 machine, and nothing else:
+#   1. missing Debian packages (compiler, cmake, npm for the blst source tarball);
+#   2. blst 0.3.10 built from the source tree shipped inside the npm package
+#      @chainsafe/blst@0.2.11, whose tarball is checked against a pinned sha512
+#      before it is unpacked. The result is cached in $BUILD/deps/blst.
+# Usage: scripts/deps.sh [BUILD_DIR]   (default: build)
+set -euo pipefail
+
+BUILD_DIR=${1:-build}
+BLST_PKG="@chainsafe/blst@0.2.11"
+BLST_TGZ="chainsafe-blst-0.2.11.tgz"
+BLST_SHA512="URyOLq5GtxBoxibOnd2pgLydCy0UZzbiIIBcsRAvGxAsRzjZL04TsQfwRkz5aphU3a1ebeRoMmI/HHyMCiFSQg=="
+DEST="$BUILD_DIR/deps/blst"
+
+need_pkgs=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have cc || need_pkgs+=(gcc)
+have make || need_pkgs+=(make)
+have cmake || need_pkgs+=(cmake)
+have npm || need_pkgs+=(npm)
+have openssl || need_pkgs+=(openssl)
+have perl || need_pkgs+=(perl)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "deps: missing ${need_pkgs[*]}; run as root or install them" >&2
+        exit 1
+    fi
+    echo "deps: installing ${need_pkgs[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}"
+fi
+
+if [ -f "$DEST/lib/libblst.a" ] && [ -f "$DEST/include/blst.h" ] &&
+   [ "$(cat "$DEST/.stamp" 2>/dev/null)" = "$BLST_SHA512" ]; then
+    exit 0
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "deps: fetching $BLST_PKG"
+(cd "$work" && npm pack --silent "$BLST_PKG" >/dev/null)
+[ -f "$work/$BLST_TGZ" ] || { echo "deps: npm pack did not produce $BLST_TGZ" >&2; exit 1; }
+got=$(openssl dgst -sha512 -binary "$work/$BLST_TGZ" | base64 -w0)
+if [ "$got" != "$BLST_SHA512" ]; then
+    echo "deps: integrity mismatch for $BLST_TGZ: got sha512-$got" >&2
+    exit 1
+fi
+tar -xzf "$work/$BLST_TGZ" -C "$work" package/blst
+echo "deps: building blst"
+# Portable: the ADX/BMI2 code path is chosen at run time, so the same build
+# runs on the build machine and on a GPU host with another CPU.
+(cd "$work/package/blst" && ./build.sh -fPIC -D__BLST_PORTABLE__ >/dev/null 2>&1)
+mkdir -p "$DEST/lib" "$DEST/include"
+cp "$work/package/blst/libblst.a" "$DEST/lib/"
+cp "$work/package/blst/bindings/blst.h" "$work/package/blst/bindings/blst_aux.h" "$DEST/include/"
+cp "$work/package/blst/LICENSE" "$DEST/"
+echo "$BLST_SHA512" > "$DEST/.stamp"
+echo "deps: blst ready in $DEST"

@@ -1,0 +1,57 @@
+/* The process logger: a level, a file descriptor, and one formatted write per
+ * line so that lines from different threads never interleave. */
+#include "cuzk/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+static int log_fd = 2;
+static cuzk_log_level log_level = CUZK_LOG_INFO;
+
+cuzk_err cuzk_log_open(const char *path)
+{
+    if (!path) {
+        log_fd = 2;
+        return CUZK_OK;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return cuzk_fail(CUZK_EIO, "cannot open log %s: %s", path, strerror(errno));
+    log_fd = fd;
+    return CUZK_OK;
+}
+
+void cuzk_log_set_level(cuzk_log_level lvl) { log_level = lvl; }
+
+void cuzk_log(cuzk_log_level lvl, const char *fmt, ...)
+{
+    static const char *names[] = {"DEBUG", "INFO", "WARN", "ERROR"};
+    if (lvl < log_level)
+        return;
+    char line[2048];
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    gmtime_r(&tv.tv_sec, &tm);
+    int n = (int)strftime(line, sizeof line, "%Y-%m-%dT%H:%M:%S", &tm);
+    n += snprintf(line + n, sizeof line - (size_t)n, ".%03ldZ %-5s ", (long)(tv.tv_usec / 1000),
+                  names[lvl]);
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    if (m < 0)
+        m = 0;
+    n += m;
+    if ((size_t)n > sizeof line - 2)
+        n = (int)sizeof line - 2;
+    line[n++] = '\n';
+    ssize_t w = write(log_fd, line, (size_t)n);
+    (void)w;
+}

@@ -1,0 +1,213 @@
+/* Process utilities that touch the OS: clocks, randomness, files, memory
+ * readings. Everything here reports failures through cuzk_fail(). */
+#define _GNU_SOURCE
+#include "cuzk/util.h"
+#include "cuzk/threads.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+double cuzk_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+cuzk_err cuzk_random_bytes(void *buf, size_t n)
+{
+    uint8_t *p = buf;
+    while (n) {
+        ssize_t got = getrandom(p, n, 0);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            return cuzk_fail(CUZK_EIO, "getrandom: %s", strerror(errno));
+        }
+        p += got;
+        n -= (size_t)got;
+    }
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_mapfile_open(cuzk_mapfile *m, const char *path)
+{
+    m->data = NULL;
+    m->size = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cuzk_fail(CUZK_EIO, "cannot open %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return cuzk_fail(CUZK_EIO, "cannot stat %s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return cuzk_fail(CUZK_EIO, "%s is not a regular file", path);
+    }
+    if (st.st_size > 0) {
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            return cuzk_fail(CUZK_EIO, "cannot mmap %s: %s", path, strerror(e));
+        }
+        m->data = p;
+        m->size = (size_t)st.st_size;
+    }
+    close(fd);
+    return CUZK_OK;
+}
+
+void cuzk_mapfile_close(cuzk_mapfile *m)
+{
+    if (m->data)
+        munmap((void *)m->data, m->size);
+    m->data = NULL;
+    m->size = 0;
+}
+
+/* Checksum: the input is cut into 1 MiB blocks; each block is hashed with a
+ * 4-lane multiply-xorshift over 64-bit words, and the block hashes are folded
+ * in order. Blocks are independent, so threads can hash them in any order. */
+#define CK_BLOCK ((size_t)1 << 20)
+static const uint64_t CK_P1 = 0x9E3779B185EBCA87ULL, CK_P2 = 0xC2B2AE3D27D4EB4FULL;
+
+static uint64_t ck_mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= CK_P2;
+    h ^= h >> 29;
+    h *= CK_P1;
+    h ^= h >> 32;
+    return h;
+}
+
+static uint64_t ck_block(const uint8_t *p, size_t n, uint64_t seed)
+{
+    uint64_t l[4] = {seed ^ CK_P1, seed ^ CK_P2, seed + CK_P1, seed - CK_P2};
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        for (int k = 0; k < 4; k++) {
+            uint64_t w;
+            memcpy(&w, p + i + 8 * k, 8);
+            l[k] = (l[k] ^ (w * CK_P2)) * CK_P1;
+            l[k] = (l[k] << 31) | (l[k] >> 33);
+        }
+    }
+    uint64_t h = l[0] ^ ck_mix(l[1]) ^ ck_mix(l[2] + 1) ^ ck_mix(l[3] + 2);
+    for (; i < n; i++)
+        h = (h ^ p[i]) * CK_P1;
+    return ck_mix(h ^ n);
+}
+
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+    uint64_t *out;
+} ck_ctx;
+
+static void ck_range(void *vctx, size_t b, size_t e, unsigned w)
+{
+    (void)w;
+    ck_ctx *c = vctx;
+    for (size_t i = b; i < e; i++) {
+        size_t off = i * CK_BLOCK;
+        size_t len = c->n - off < CK_BLOCK ? c->n - off : CK_BLOCK;
+        c->out[i] = ck_block(c->p + off, len, i);
+    }
+}
+
+uint64_t cuzk_checksum64(const void *data, size_t n)
+{
+    size_t nb = (n + CK_BLOCK - 1) / CK_BLOCK;
+    if (nb <= 1)
+        return ck_block(data, n, 0) ^ ck_mix(n);
+    uint64_t *hs = malloc(nb * sizeof *hs);
+    uint64_t h = ck_mix(n);
+    if (!hs) {
+        for (size_t i = 0; i < nb; i++) {
+            size_t off = i * CK_BLOCK, len = n - off < CK_BLOCK ? n - off : CK_BLOCK;
+            h = ck_mix(h ^ ck_block((const uint8_t *)data + off, len, i));
+        }
+        return h;
+    }
+    ck_ctx c = {data, n, hs};
+    cuzk_parallel_for(nb, 1, ck_range, &c);
+    for (size_t i = 0; i < nb; i++)
+        h = ck_mix(h ^ hs[i]);
+    free(hs);
+    return h;
+}
+
+size_t cuzk_peak_rss(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    size_t kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %zu kB", &kb) == 1)
+            break;
+    fclose(f);
+    return kb * 1024;
+}
+
+cuzk_err cuzk_read_file(const char *path, uint8_t **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cuzk_fail(CUZK_EIO, "cannot open %s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap)
+            break;
+        uint8_t *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf)
+        return cuzk_fail(CUZK_ENOMEM, "reading %s: out of memory", path);
+    if (bad) {
+        free(buf);
+        return cuzk_fail(CUZK_EIO, "reading %s failed", path);
+    }
+    *data = buf;
+    *size = n;
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_write_file(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return cuzk_fail(CUZK_EIO, "cannot create %s: %s", path, strerror(errno));
+    size_t put = size ? fwrite(data, 1, size, f) : 0;
+    int e1 = put != size, e2 = fclose(f) != 0;
+    if (e1 || e2)
+        return cuzk_fail(CUZK_EIO, "writing %s failed: %s", path, strerror(errno));
+    return CUZK_OK;
+}
