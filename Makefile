@@ -1,0 +1,39 @@
+# Entry points. `make` installs what is missing (scripts/deps.sh) and builds;
+# `make test` also builds the ASan/UBSan tree and runs both test suites;
+# `make demo` runs setup -> prove -> verify on a built-in synthetic circuit.
+BUILD     ?= build
+SAN_BUILD ?= build-san
+JOBS      ?= $(shell nproc)
+BLST_DIR   = $(abspath $(BUILD))/deps/blst
+
+.PHONY: all deps build san test demo bench clean format
+
+all: build
+
+deps:
+	@scripts/deps.sh $(BUILD)
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+san: deps
+	@cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
+	    -DCUZK_SANITIZE=ON -DCUZK_CUDA=OFF -DCUZK_BLST_DIR=$(BLST_DIR) >/dev/null
+	@cmake --build $(SAN_BUILD) -j $(JOBS)
+
+test: build san
+	ctest --test-dir $(BUILD) -L unit --output-on-failure
+	ctest --test-dir $(SAN_BUILD) -L san --output-on-failure
+
+demo: build
+	@scripts/demo.sh $(BUILD)/cuzk
+
+bench: build
+	@bench/cpu_prove.sh $(BUILD)
+
+format:
+	@clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD)

@@ -1,0 +1,50 @@
+/* The compute backend behind Groth16 proving: the operations whose cost
+ * dominates a proof (the H polynomial by NTTs, and the MSMs). The CPU backend
+ * (blst Pippenger + C NTT) is always built and is the reference; a CUDA
+ * backend implements the same operations on the GPU. The prover in
+ * groth16/prove.c only talks to this interface.
+ *
+ * A backend is opened once and used by one proving thread at a time. */
+#ifndef CUZK_BACKEND_H
+#define CUZK_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <blst.h>
+
+#include "cuzk/err.h"
+#include "cuzk/fr.h"
+#include "cuzk/msm.h"
+
+typedef struct cuzk_backend cuzk_backend;
+
+typedef struct {
+    const char *name;
+    /* H polynomial coefficients, bellperson's basis. a, b, c hold A.w, B.w,
+     * C.w zero-padded to m = 2^log_m elements; on return a[0 .. m-2] holds h
+     * (the quotient (a*b - c)/Z in coefficient form); b and c are scratch. */
+    cuzk_err (*compute_h)(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c);
+    /* Split MSMs as in msm.h. */
+    cuzk_err (*msm_g1)(cuzk_backend *be, blst_p1 *out, const blst_p1_affine *bases,
+                       size_t n_bases, const cuzk_fr *k, const uint64_t *density, size_t n,
+                       cuzk_msm_stats *stats);
+    cuzk_err (*msm_g2)(cuzk_backend *be, blst_p2 *out, const blst_p2_affine *bases,
+                       size_t n_bases, const cuzk_fr *k, const uint64_t *density, size_t n,
+                       cuzk_msm_stats *stats);
+    void (*close)(cuzk_backend *be);
+} cuzk_backend_ops;
+
+struct cuzk_backend {
+    const cuzk_backend_ops *ops;
+    void *impl;
+};
+
+/* Open a backend by name: "cpu", "cuda" or "auto" (CUDA when built and a GPU
+ * is present, else CPU). EUNSUPPORTED with a message when the named backend
+ * is not available in this build or on this machine. */
+cuzk_err cuzk_backend_open(const char *name, cuzk_backend **out);
+void cuzk_backend_close(cuzk_backend *be);
+const char *cuzk_backend_name(const cuzk_backend *be);
+
+#endif

@@ -1,0 +1,59 @@
+/* Groth16 over BLS12-381 as bellperson does it: setup, prove, verify.
+ *
+ * A circuit is a PCE (pce.h) whose constraints already include bellperson's
+ * input constraints; a witness is the full assignment w = (1, inputs, aux).
+ * Parameters and proofs use the formats of params.h. */
+#ifndef CUZK_GROTH16_H
+#define CUZK_GROTH16_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/backend.h"
+#include "cuzk/fr.h"
+#include "cuzk/params.h"
+#include "cuzk/pce.h"
+
+/* Seconds spent in each phase of one proof. */
+typedef struct {
+    double spmv;     /* a, b, c = A.w, B.w, C.w */
+    double h;        /* NTTs: the H polynomial */
+    double msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2;
+    double total;
+    cuzk_msm_stats st_l, st_a, st_b_g1; /* 0/1 statistics of the split MSMs */
+} cuzk_prove_timings;
+
+/* Prove one partition. r and s: the proof randomness; NULL draws them from the
+ * OS CSPRNG (what production must do); fixed values make proofs reproducible
+ * for tests. The params must belong to the circuit (counts are checked: a
+ * mismatch is EINVAL naming the section). timings may be NULL. */
+cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const cuzk_pce *pce,
+                            const cuzk_fr *w, const cuzk_fr *r, const cuzk_fr *s,
+                            cuzk_proof *out, cuzk_prove_timings *timings);
+
+/* Verify a proof against public inputs x_1..x_n (ONE excluded):
+ * CUZK_OK when valid, CUZK_EVERIFY when not, EINVAL when n does not match the
+ * VK (n + 1 != n_ic). */
+cuzk_err cuzk_groth16_verify(const cuzk_vk *vk, const cuzk_fr *inputs, size_t n,
+                             const cuzk_proof *proof);
+
+/* The toxic waste of a setup. Random for real use; fixed for tests. */
+typedef struct {
+    cuzk_fr tau, alpha, beta, gamma, delta;
+} cuzk_setup_secrets;
+
+typedef struct {
+    double lagrange, qap, vk, h, l, a, b_g1, b_g2, total;
+} cuzk_setup_timings;
+
+/* Generate parameters for a circuit and write `params_path` (bellperson
+ * .params, streamed to disk through a temporary file renamed at the end) and,
+ * when vk_path is non-NULL, the matching .vk. secrets == NULL draws them from
+ * the OS CSPRNG and forgets them. The A/B queries drop columns that are empty
+ * in A/B (points at infinity). Fails with EINVAL when an aux or input variable
+ * appears in no constraint (its L/IC point would be the point at infinity,
+ * which bellperson's reader rejects). timings may be NULL. */
+cuzk_err cuzk_groth16_setup(const cuzk_pce *pce, const char *params_path, const char *vk_path,
+                            const cuzk_setup_secrets *secrets, cuzk_setup_timings *timings);
+
+#endif

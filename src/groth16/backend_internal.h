@@ -1,0 +1,9 @@
+/* Constructors of the backends, for backend.c's selection logic only. */
+#ifndef CUZK_BACKEND_INTERNAL_H
+#define CUZK_BACKEND_INTERNAL_H
+
+#include "cuzk/backend.h"
+
+cuzk_err cuzk_backend_cpu_open(cuzk_backend **out);
+
+#endif
