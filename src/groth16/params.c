@@ -62,8 +62,14 @@ static cuzk_err g2_decode_v(void *out, const uint8_t *in, unsigned checks)
 {
     return cuzk_g2_decode(out, in, checks);
 }
-static void g1_encode_v(uint8_t *out, const void *p) { cuzk_g1_encode(out, p); }
-static void g2_encode_v(uint8_t *out, const void *p) { cuzk_g2_encode(out, p); }
+static void g1_encode_v(uint8_t *out, const void *p)
+{
+    cuzk_g1_encode(out, p);
+}
+static void g2_encode_v(uint8_t *out, const void *p)
+{
+    cuzk_g2_encode(out, p);
+}
 
 static const group_desc group_g1 = {CUZK_G1_UNCOMPRESSED, sizeof(blst_p1_affine), g1_decode_v,
                                     g1_encode_v};
@@ -91,13 +97,17 @@ typedef struct {
     const char *name;
 } cursor;
 
-static size_t cursor_left(const cursor *c) { return c->size - c->off; }
+static size_t cursor_left(const cursor *c)
+{
+    return c->size - c->off;
+}
 
 /* One VK element at the cursor. */
 static cuzk_err read_fixed(cursor *c, const char *what, const group_desc *g, void *out)
 {
     if (cursor_left(c) < g->enc_bytes)
-        return cuzk_fail(CUZK_EFORMAT, "%s: truncated: %s needs %zu bytes at offset %zu but only %zu remain",
+        return cuzk_fail(CUZK_EFORMAT,
+                         "%s: truncated: %s needs %zu bytes at offset %zu but only %zu remain",
                          c->name, what, g->enc_bytes, c->off, cursor_left(c));
     cuzk_err e = g->decode(out, c->data + c->off, CUZK_PT_SUBGROUP);
     if (e != CUZK_OK)
@@ -155,7 +165,7 @@ static void decode_range(void *vctx, size_t begin, size_t end, unsigned worker)
 static cuzk_err read_section(cursor *c, const char *section, const group_desc *g, unsigned checks,
                              void **out, size_t *n_out)
 {
-    size_t n;
+    size_t n = 0;
     CUZK_TRY(read_count(c, section, g, &n));
     if (n == 0) {
         *out = NULL;
@@ -174,8 +184,9 @@ static cuzk_err read_section(cursor *c, const char *section, const group_desc *g
         cuzk_err e = g->decode(dst + bad * g->aff_bytes, c->data + off, checks);
         free(dst);
         if (e == CUZK_OK)
-            return cuzk_fail(CUZK_EINTERNAL, "%s: %s point %zu at offset %zu: decode not repeatable",
-                             c->name, section, bad, off);
+            return cuzk_fail(CUZK_EINTERNAL,
+                             "%s: %s point %zu at offset %zu: decode not repeatable", c->name,
+                             section, bad, off);
         return cuzk_fail_ctx(e, "%s: %s point %zu at offset %zu: ", c->name, section, bad, off);
     }
     c->off += n * g->enc_bytes;
@@ -368,8 +379,9 @@ cuzk_err cuzk_params_writer_begin(cuzk_params_writer *w, size_t count)
     if (!w || !w->f)
         return cuzk_fail(CUZK_EINVAL, "params writer: not open");
     if (w->section >= 0 && w->remaining)
-        return cuzk_fail(CUZK_EINVAL, "%s: section %s still needs %zu points before the next begins",
-                         w->path, section_names[w->section], w->remaining);
+        return cuzk_fail(CUZK_EINVAL,
+                         "%s: section %s still needs %zu points before the next begins", w->path,
+                         section_names[w->section], w->remaining);
     if (w->section + 1 >= SEC_COUNT)
         return cuzk_fail(CUZK_EINVAL, "%s: all six sections (ic .. b_g2) were already begun",
                          w->path);
@@ -444,8 +456,8 @@ cuzk_err cuzk_params_writer_close(cuzk_params_writer *w)
         e = cuzk_fail(CUZK_EINVAL, "%s: closed with sections missing (%s .. b_g2 never begun)",
                       w->path, first);
     } else if (w->remaining) {
-        e = cuzk_fail(CUZK_EINVAL, "%s: closed with section b_g2 still needing %zu points",
-                      w->path, w->remaining);
+        e = cuzk_fail(CUZK_EINVAL, "%s: closed with section b_g2 still needing %zu points", w->path,
+                      w->remaining);
     }
     if (e != CUZK_OK) {
         cuzk_params_writer_abort(w);
