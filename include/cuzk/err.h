@@ -10,6 +10,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     CUZK_OK = 0,
     CUZK_EINVAL,     /* bad argument or malformed request */
@@ -45,5 +49,9 @@ void cuzk_err_clear(void);
         if (cuzk_try_e_ != CUZK_OK)                                                                \
             return cuzk_try_e_;                                                                    \
     } while (0)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

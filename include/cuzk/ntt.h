@@ -25,6 +25,9 @@
 
 /* Largest supported size is 2^CUZK_NTT_MAX_LOG (8 GiB of input). */
 #define CUZK_NTT_MAX_LOG 28
+/* Transforms are split into in-cache sub-transforms of at most
+ * 2^CUZK_NTT_RADIX_LOG points (64 KiB: L1 or close, well inside L2). */
+#define CUZK_NTT_RADIX_LOG 11
 
 /* Powers x^e for 0 <= e < n from two tables of about sqrt(n) entries each:
  * x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)]. Owned by the domain. */
@@ -38,18 +41,31 @@ typedef struct {
     size_t n;
     cuzk_fr omega, omega_inv, n_inv, shift, shift_inv; /* shift = multiplicative generator 7 */
     /* Radix-2 twiddles of the in-cache sub-transforms: roots[t] = u^t for
-     * t < 2^(root_log-1), u the primitive 2^root_log-th root (omega's power);
-     * roots_inv likewise for u^-1. */
+     * t < 2^(root_log-1), u the primitive 2^root_log-th root (a power of
+     * omega), root_log = min(log_n, radix_log); roots_inv holds u^-t. */
     unsigned root_log;
     cuzk_fr *roots, *roots_inv;
     /* Powers of omega, omega^-1, g and g^-1 for exponents below n. */
     cuzk_ntt_powers omega_pow, omega_inv_pow, shift_pow, shift_inv_pow;
+    /* The plan, private to src/poly: the transform runs `passes` passes of
+     * 2^pass_log[i]-point sub-transforms (P_i), first to last. coset_pre[m]
+     * = g^(m n / P_0) scales the inputs of the first pass (coset_forward);
+     * coset_post[m] = g^-(rev(m) n / P_last), times 1/n for a single pass,
+     * scales the outputs of the last one (coset_inverse). */
+    unsigned passes;
+    unsigned pass_log[CUZK_NTT_MAX_LOG];
+    cuzk_fr *coset_pre, *coset_post;
 } cuzk_ntt_domain;
 
 /* Build the domain of size 2^log_n, 0 <= log_n <= CUZK_NTT_MAX_LOG. EINVAL
  * for a larger log_n, ENOMEM if the tables (a few MiB at most) cannot be
  * allocated; on failure *d is left empty and safe to free. */
 cuzk_err cuzk_ntt_domain_init(cuzk_ntt_domain *d, unsigned log_n);
+/* The same with sub-transforms of at most 2^radix_log points, 1 <= radix_log
+ * <= CUZK_NTT_RADIX_LOG (init uses the maximum). Results do not depend on
+ * it; a small radix makes small sizes run many passes, which is how the
+ * tests reach the plans of large sizes. */
+cuzk_err cuzk_ntt_domain_init_radix(cuzk_ntt_domain *d, unsigned log_n, unsigned radix_log);
 /* Release the tables; *d becomes empty. Safe on an empty or zeroed domain. */
 void cuzk_ntt_domain_free(cuzk_ntt_domain *d);
 

@@ -1,0 +1,589 @@
+/* cuzk: the offline command-line tool.
+ *
+ *   cuzk synth   --constraints N [--public-inputs K] [--seed S] --out PREFIX
+ *                  writes PREFIX.pce, PREFIX.wit (witness), PREFIX.public
+ *   cuzk setup   --pce FILE | --constraints N [--public-inputs K] [--seed S]
+ *                  --out PREFIX        writes PREFIX.params, PREFIX.vk (and PREFIX.pce)
+ *   cuzk prove   --params P --pce C --witness W [--witness W2 ...] --out PROOF
+ *                  [--backend cpu|cuda|auto] [--threads N] [--fixed-rs]
+ *   cuzk verify  --vk V --public F --proof P
+ *   cuzk inspect FILE...
+ *   cuzk devices
+ *
+ * Every failure prints one line "cuzk: <what>: <why>" to stderr and exits
+ * non-zero; `verify` exits 1 for an invalid proof and 2 for any other error.
+ * Timings go to stdout as key=value lines. */
+#include "cuzk/curve.h"
+#include "cuzk/gpu.h"
+#include "cuzk/groth16.h"
+#include "cuzk/log.h"
+#include "cuzk/params.h"
+#include "cuzk/pce.h"
+#include "cuzk/r1cs.h"
+#include "cuzk/synth.h"
+#include "cuzk/threads.h"
+#include "cuzk/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_WITNESSES 64
+
+typedef struct {
+    const char *pce, *params, *vk, *public_path, *proof, *out, *backend;
+    const char *witness[MAX_WITNESSES];
+    int n_witness;
+    uint64_t constraints, seed;
+    uint32_t n_public;
+    int threads, fixed_rs, have_constraints;
+    const char *files[MAX_WITNESSES];
+    int n_files;
+} opts;
+
+static int die(const char *what, cuzk_err e)
+{
+    fprintf(stderr, "cuzk: %s: %s (%s)\n", what, cuzk_errmsg(), cuzk_err_name(e));
+    return 2;
+}
+
+static int usage(const char *msg)
+{
+    if (msg)
+        fprintf(stderr, "cuzk: %s\n", msg);
+    fprintf(stderr,
+            "usage:\n"
+            "  cuzk synth   --constraints N [--public-inputs K] [--seed S] --out PREFIX\n"
+            "  cuzk setup   (--pce FILE | --constraints N [--public-inputs K] [--seed S]) --out PREFIX\n"
+            "  cuzk prove   --params P --pce C --witness W [--witness W2 ...] --out PROOF\n"
+            "               [--backend cpu|cuda|auto] [--threads N] [--fixed-rs]\n"
+            "  cuzk verify  --vk V --public F --proof P\n"
+            "  cuzk inspect FILE...\n"
+            "  cuzk devices\n");
+    return 2;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (!*s || *end || s[0] == '-')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->backend = "cpu";
+    o->seed = 1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define OPT(name) (!strcmp(a, name) && (v || (fprintf(stderr, "cuzk: %s needs a value\n", a), 0)))
+        uint64_t x;
+        if (OPT("--pce"))
+            o->pce = v, i++;
+        else if (OPT("--params"))
+            o->params = v, i++;
+        else if (OPT("--vk"))
+            o->vk = v, i++;
+        else if (OPT("--public"))
+            o->public_path = v, i++;
+        else if (OPT("--proof"))
+            o->proof = v, i++;
+        else if (OPT("--out") || OPT("-o"))
+            o->out = v, i++;
+        else if (OPT("--backend"))
+            o->backend = v, i++;
+        else if (OPT("--witness")) {
+            if (o->n_witness == MAX_WITNESSES)
+                return fprintf(stderr, "cuzk: at most %d witnesses\n", MAX_WITNESSES), -1;
+            o->witness[o->n_witness++] = v, i++;
+        } else if (OPT("--constraints") || OPT("--seed") || OPT("--threads") ||
+                   OPT("--public-inputs")) {
+            if (parse_u64(v, &x))
+                return fprintf(stderr, "cuzk: %s: bad number \"%s\"\n", a, v), -1;
+            if (!strcmp(a, "--constraints"))
+                o->constraints = x, o->have_constraints = 1;
+            else if (!strcmp(a, "--seed"))
+                o->seed = x;
+            else if (!strcmp(a, "--threads"))
+                o->threads = (int)x;
+            else
+                o->n_public = (uint32_t)x;
+            i++;
+        } else if (!strcmp(a, "--fixed-rs"))
+            o->fixed_rs = 1;
+        else if (a[0] == '-')
+            return fprintf(stderr, "cuzk: unknown or incomplete option %s\n", a), -1;
+        else if (o->n_files < MAX_WITNESSES)
+            o->files[o->n_files++] = a;
+#undef OPT
+    }
+    if (o->threads > 0)
+        cuzk_threads_set((unsigned)o->threads);
+    return 0;
+}
+
+static char *path_with(const char *prefix, const char *ext)
+{
+    size_t n = strlen(prefix) + strlen(ext) + 1;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s%s", prefix, ext);
+    return p;
+}
+
+/* Public inputs as text: one field element per line (decimal or 0x-hex);
+ * blank lines and lines starting with '#' are ignored. */
+static cuzk_err public_write(const char *path, const cuzk_fr *x, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return cuzk_fail(CUZK_EIO, "cannot create %s", path);
+    fprintf(f, "# %zu public input(s), one field element per line\n", n);
+    for (size_t i = 0; i < n; i++) {
+        char hex[67];
+        cuzk_fr_to_hex(hex, &x[i]);
+        fprintf(f, "%s\n", hex);
+    }
+    if (fclose(f) != 0)
+        return cuzk_fail(CUZK_EIO, "writing %s failed", path);
+    return CUZK_OK;
+}
+
+static cuzk_err public_read(const char *path, cuzk_fr **out, size_t *n)
+{
+    uint8_t *data;
+    size_t size;
+    CUZK_TRY(cuzk_read_file(path, &data, &size));
+    size_t cap = 16, cnt = 0, line_no = 0;
+    cuzk_fr *x = malloc(cap * sizeof *x);
+    char *text = malloc(size + 1);
+    if (!x || !text) {
+        free(x);
+        free(text);
+        free(data);
+        return cuzk_fail(CUZK_ENOMEM, "%s: out of memory", path);
+    }
+    memcpy(text, data, size);
+    text[size] = 0;
+    free(data);
+    cuzk_err rc = CUZK_OK;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        line_no++;
+        while (*line == ' ' || *line == '\t')
+            line++;
+        size_t len = strlen(line);
+        while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+            line[--len] = 0;
+        if (!len || line[0] == '#')
+            continue;
+        if (cnt == cap) {
+            cuzk_fr *nx = realloc(x, 2 * cap * sizeof *x);
+            if (!nx) {
+                rc = cuzk_fail(CUZK_ENOMEM, "%s: out of memory", path);
+                break;
+            }
+            x = nx;
+            cap *= 2;
+        }
+        if ((rc = cuzk_fr_from_str(&x[cnt], line)) != CUZK_OK) {
+            cuzk_fail_ctx(rc, "%s line %zu: ", path, line_no);
+            break;
+        }
+        cnt++;
+    }
+    free(text);
+    if (rc) {
+        free(x);
+        return rc;
+    }
+    *out = x;
+    *n = cnt;
+    return CUZK_OK;
+}
+
+static cuzk_err synth_to_pce(const opts *o, int with_values, cuzk_r1cs **cs, cuzk_pce **pce)
+{
+    cuzk_synth_params sp = {o->constraints, o->n_public, o->seed};
+    CUZK_TRY(cuzk_synth_build(&sp, with_values, cs));
+    cuzk_err e = cuzk_pce_from_r1cs(pce, *cs);
+    if (e) {
+        cuzk_r1cs_free(*cs);
+        *cs = NULL;
+    }
+    return e;
+}
+
+static int cmd_synth(opts *o)
+{
+    if (!o->have_constraints || !o->out)
+        return usage("synth needs --constraints and --out");
+    double t = cuzk_now();
+    cuzk_r1cs *cs;
+    cuzk_pce *pce;
+    cuzk_err e = synth_to_pce(o, 1, &cs, &pce);
+    if (e)
+        return die("synth", e);
+    double t_synth = cuzk_now() - t;
+    char *pp = path_with(o->out, ".pce"), *wp = path_with(o->out, ".wit"),
+         *xp = path_with(o->out, ".public");
+    const cuzk_fr *w = cuzk_r1cs_assignment(cs);
+    if (!pp || !wp || !xp)
+        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
+    if (!e)
+        e = cuzk_pce_write(pce, pp);
+    if (!e)
+        e = cuzk_witness_write(wp, w, pce->n_inputs, pce->n_aux);
+    if (!e)
+        e = public_write(xp, w + 1, pce->n_inputs - 1);
+    if (!e)
+        printf("synth constraints=%llu inputs=%u aux=%llu domain=2^%u time_s=%.3f\n"
+               "wrote %s %s %s\n",
+               (unsigned long long)pce->n_constraints, pce->n_inputs,
+               (unsigned long long)pce->n_aux, pce->log_domain, t_synth, pp, wp, xp);
+    free(pp);
+    free(wp);
+    free(xp);
+    cuzk_pce_free(pce);
+    cuzk_r1cs_free(cs);
+    return e ? die("synth", e) : 0;
+}
+
+static int cmd_setup(opts *o)
+{
+    if (!o->out || (!o->pce && !o->have_constraints))
+        return usage("setup needs --out and either --pce or --constraints");
+    cuzk_pce *pce = NULL;
+    cuzk_r1cs *cs = NULL;
+    cuzk_err e;
+    char *pce_out = NULL;
+    if (o->pce) {
+        e = cuzk_pce_load(&pce, o->pce);
+    } else {
+        e = synth_to_pce(o, 0, &cs, &pce);
+        cuzk_r1cs_free(cs);
+        if (!e && !(pce_out = path_with(o->out, ".pce")))
+            e = cuzk_fail(CUZK_ENOMEM, "out of memory");
+        if (!e)
+            e = cuzk_pce_write(pce, pce_out);
+    }
+    if (e) {
+        free(pce_out);
+        cuzk_pce_free(pce);
+        return die("setup", e);
+    }
+    char *pp = path_with(o->out, ".params"), *vp = path_with(o->out, ".vk");
+    cuzk_setup_timings tm;
+    e = (pp && vp) ? cuzk_groth16_setup(pce, pp, vp, NULL, &tm)
+                   : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    if (!e)
+        printf("setup constraints=%llu inputs=%u aux=%llu domain=2^%u threads=%u\n"
+               "setup lagrange_s=%.3f qap_s=%.3f vk_ic_s=%.3f h_s=%.3f l_s=%.3f a_s=%.3f "
+               "b_g1_s=%.3f b_g2_s=%.3f total_s=%.3f peak_rss_mib=%.1f\n"
+               "wrote %s %s%s%s\n",
+               (unsigned long long)pce->n_constraints, pce->n_inputs,
+               (unsigned long long)pce->n_aux, pce->log_domain, cuzk_threads_count(), tm.lagrange,
+               tm.qap, tm.vk, tm.h, tm.l, tm.a, tm.b_g1, tm.b_g2, tm.total,
+               cuzk_peak_rss() / 1048576.0, pp, vp, pce_out ? " " : "", pce_out ? pce_out : "");
+    free(pp);
+    free(vp);
+    free(pce_out);
+    cuzk_pce_free(pce);
+    return e ? die("setup", e) : 0;
+}
+
+static int cmd_prove(opts *o)
+{
+    if (!o->params || !o->pce || !o->n_witness || !o->out)
+        return usage("prove needs --params, --pce, --witness and --out");
+    cuzk_pce *pce = NULL;
+    cuzk_params params;
+    memset(&params, 0, sizeof params);
+    cuzk_backend *be = NULL;
+    cuzk_proof *proofs = calloc((size_t)o->n_witness, sizeof *proofs);
+    cuzk_err e = proofs ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    double t0 = cuzk_now();
+    if (!e)
+        e = cuzk_pce_load(&pce, o->pce);
+    double t_pce = cuzk_now() - t0;
+    t0 = cuzk_now();
+    if (!e)
+        e = cuzk_params_read(o->params, &params, 0);
+    double t_params = cuzk_now() - t0;
+    if (!e)
+        e = cuzk_backend_open(o->backend, &be);
+    if (e) {
+        free(proofs);
+        cuzk_pce_free(pce);
+        cuzk_params_free(&params);
+        return die("prove", e);
+    }
+    printf("prove backend=%s threads=%u constraints=%llu domain=2^%u load_pce_s=%.3f "
+           "load_params_s=%.3f\n",
+           cuzk_backend_name(be), cuzk_threads_count(), (unsigned long long)pce->n_constraints,
+           pce->log_domain, t_pce, t_params);
+    for (int i = 0; i < o->n_witness && !e; i++) {
+        cuzk_fr *w = NULL;
+        uint32_t ni;
+        uint64_t na;
+        double tw = cuzk_now();
+        e = cuzk_witness_read(o->witness[i], &w, &ni, &na);
+        tw = cuzk_now() - tw;
+        if (!e && (ni != pce->n_inputs || na != pce->n_aux))
+            e = cuzk_fail(CUZK_EINVAL,
+                          "%s: witness has %u inputs and %llu aux, the circuit has %u and %llu",
+                          o->witness[i], ni, (unsigned long long)na, pce->n_inputs,
+                          (unsigned long long)pce->n_aux);
+        cuzk_fr r, s;
+        if (o->fixed_rs) { /* reproducible proofs for tests only */
+            cuzk_fr_from_u64(&r, 0x1234567 + (uint64_t)i);
+            cuzk_fr_from_u64(&s, 0x7654321 + (uint64_t)i);
+        }
+        cuzk_prove_timings tm;
+        if (!e)
+            e = cuzk_groth16_prove(be, &params, pce, w, o->fixed_rs ? &r : NULL,
+                                   o->fixed_rs ? &s : NULL, &proofs[i], &tm);
+        if (!e)
+            printf("prove partition=%d load_witness_s=%.3f spmv_s=%.3f h_ntt_s=%.3f "
+                   "msm_h_s=%.3f msm_l_s=%.3f msm_a_s=%.3f msm_b_g1_s=%.3f msm_b_g2_s=%.3f "
+                   "total_s=%.3f l_ones=%llu l_zeros=%llu l_other=%llu\n",
+                   i, tw, tm.spmv, tm.h, tm.msm_h, tm.msm_l, tm.msm_a, tm.msm_b_g1, tm.msm_b_g2,
+                   tm.total, (unsigned long long)tm.st_l.ones, (unsigned long long)tm.st_l.zeros,
+                   (unsigned long long)tm.st_l.others);
+        else
+            cuzk_fail_ctx(e, "partition %d: ", i);
+        free(w);
+    }
+    if (!e)
+        e = cuzk_proofs_write(o->out, proofs, (size_t)o->n_witness);
+    if (!e)
+        printf("prove peak_rss_mib=%.1f wrote %s (%d x %d bytes)\n", cuzk_peak_rss() / 1048576.0,
+               o->out, o->n_witness, CUZK_PROOF_BYTES);
+    cuzk_backend_close(be);
+    free(proofs);
+    cuzk_pce_free(pce);
+    cuzk_params_free(&params);
+    return e ? die("prove", e) : 0;
+}
+
+static int cmd_verify(opts *o)
+{
+    if (!o->vk || !o->public_path || !o->proof)
+        return usage("verify needs --vk, --public and --proof");
+    cuzk_vk vk;
+    memset(&vk, 0, sizeof vk);
+    cuzk_proof *proofs = NULL;
+    cuzk_fr *x = NULL;
+    size_t np = 0, nx = 0;
+    cuzk_err e = cuzk_vk_read(o->vk, &vk);
+    if (!e)
+        e = cuzk_proofs_read(o->proof, &proofs, &np);
+    if (!e)
+        e = public_read(o->public_path, &x, &nx);
+    size_t per = vk.n_ic ? vk.n_ic - 1 : 0;
+    if (!e && nx != per * np)
+        e = cuzk_fail(CUZK_EINVAL,
+                      "%s has %zu public inputs; %zu partition(s) x %zu inputs expected",
+                      o->public_path, nx, np, per);
+    int invalid = 0;
+    for (size_t i = 0; i < np && !e; i++) {
+        cuzk_err v = cuzk_groth16_verify(&vk, x + i * per, per, &proofs[i]);
+        if (v == CUZK_EVERIFY) {
+            printf("partition %zu: INVALID\n", i);
+            invalid = 1;
+        } else if (v) {
+            e = v;
+        }
+    }
+    cuzk_vk_free(&vk);
+    free(proofs);
+    free(x);
+    if (e)
+        return die("verify", e);
+    printf("%s (%zu partition(s))\n", invalid ? "proof is INVALID" : "proof is valid", np);
+    return invalid ? 1 : 0;
+}
+
+static void print_g1(const char *name, const blst_p1_affine *p, size_t n)
+{
+    uint8_t c[48];
+    printf("  %-8s %zu point(s)", name, n);
+    if (n) {
+        cuzk_g1_encode_compressed(c, p);
+        printf(", first ");
+        for (int i = 0; i < 48; i++)
+            printf("%02x", c[i]);
+    }
+    printf("\n");
+}
+
+static void print_g2(const char *name, const blst_p2_affine *p, size_t n)
+{
+    uint8_t c[96];
+    printf("  %-8s %zu point(s)", name, n);
+    if (n) {
+        cuzk_g2_encode_compressed(c, p);
+        printf(", first ");
+        for (int i = 0; i < 24; i++)
+            printf("%02x", c[i]);
+        printf("...");
+    }
+    printf("\n");
+}
+
+static void print_vk(const cuzk_vk *vk)
+{
+    print_g1("alpha_g1", &vk->alpha_g1, 1);
+    print_g1("beta_g1", &vk->beta_g1, 1);
+    print_g2("beta_g2", &vk->beta_g2, 1);
+    print_g2("gamma_g2", &vk->gamma_g2, 1);
+    print_g1("delta_g1", &vk->delta_g1, 1);
+    print_g2("delta_g2", &vk->delta_g2, 1);
+    print_g1("ic", vk->ic, vk->n_ic);
+}
+
+static int inspect_one(const char *path)
+{
+    cuzk_mapfile m;
+    cuzk_err e = cuzk_mapfile_open(&m, path);
+    if (e)
+        return die("inspect", e);
+    uint64_t ck = cuzk_checksum64(m.data, m.size);
+    printf("%s: %zu bytes, checksum64 %016llx\n", path, m.size, (unsigned long long)ck);
+    if (m.size >= 8 && !memcmp(m.data, "CUZKPCE", 8)) {
+        cuzk_mapfile_close(&m);
+        cuzk_pce *p;
+        if ((e = cuzk_pce_load(&p, path)))
+            return die("inspect", e);
+        printf("  type     pce (pre-compiled constraint system)\n"
+               "  inputs   %u (including ONE)\n  aux      %llu\n  constraints %llu "
+               "(domain 2^%u)\n  nnz      A %llu, B %llu, C %llu\n  coeffs   %u distinct\n"
+               "  density  A %llu inputs + %llu aux, B %llu inputs + %llu aux\n",
+               p->n_inputs, (unsigned long long)p->n_aux, (unsigned long long)p->n_constraints,
+               p->log_domain, (unsigned long long)p->a.nnz, (unsigned long long)p->b.nnz,
+               (unsigned long long)p->c.nnz, p->n_coeffs, (unsigned long long)p->a_input_count,
+               (unsigned long long)p->a_aux_count, (unsigned long long)p->b_input_count,
+               (unsigned long long)p->b_aux_count);
+        cuzk_pce_free(p);
+        return 0;
+    }
+    if (m.size >= 8 && !memcmp(m.data, "CUZKWIT", 8)) {
+        cuzk_mapfile_close(&m);
+        cuzk_fr *w;
+        uint32_t ni;
+        uint64_t na;
+        if ((e = cuzk_witness_read(path, &w, &ni, &na)))
+            return die("inspect", e);
+        printf("  type     witness\n  inputs   %u (including ONE)\n  aux      %llu\n", ni,
+               (unsigned long long)na);
+        for (uint32_t i = 1; i < ni && i < 4; i++) {
+            char hex[67];
+            cuzk_fr_to_hex(hex, &w[i]);
+            printf("  input %u  %s\n", i, hex);
+        }
+        free(w);
+        return 0;
+    }
+    /* A .vk parses exactly; otherwise try .params, then a proof file. */
+    cuzk_vk vk;
+    cuzk_params p;
+    cuzk_err ev = cuzk_vk_parse(m.data, m.size, path, &vk);
+    if (!ev) {
+        printf("  type     verifying key\n");
+        print_vk(&vk);
+        cuzk_vk_free(&vk);
+        cuzk_mapfile_close(&m);
+        return 0;
+    }
+    cuzk_err ep = cuzk_params_parse(m.data, m.size, path, &p, 0);
+    if (!ep) {
+        printf("  type     groth16 parameters (bellperson layout)\n");
+        print_vk(&p.vk);
+        print_g1("h", p.h, p.n_h);
+        print_g1("l", p.l, p.n_l);
+        print_g1("a", p.a, p.n_a);
+        print_g1("b_g1", p.b_g1, p.n_b_g1);
+        print_g2("b_g2", p.b_g2, p.n_b_g2);
+        cuzk_params_free(&p);
+        cuzk_mapfile_close(&m);
+        return 0;
+    }
+    size_t sz = m.size;
+    cuzk_mapfile_close(&m);
+    if (sz && sz % CUZK_PROOF_BYTES == 0) {
+        cuzk_proof *pr;
+        size_t n;
+        if ((e = cuzk_proofs_read(path, &pr, &n)))
+            return die("inspect", e);
+        printf("  type     groth16 proof, %zu partition(s)\n", n);
+        for (size_t i = 0; i < n && i < 4; i++) {
+            printf("  partition %zu:\n", i);
+            print_g1("A", &pr[i].a, 1);
+            print_g2("B", &pr[i].b, 1);
+            print_g1("C", &pr[i].c, 1);
+        }
+        free(pr);
+        return 0;
+    }
+    fprintf(stderr, "cuzk: inspect: %s: not a pce, witness, vk, params or proof file\n", path);
+    return 2;
+}
+
+static int cmd_inspect(opts *o)
+{
+    if (!o->n_files)
+        return usage("inspect needs at least one file");
+    int rc = 0;
+    for (int i = 0; i < o->n_files; i++)
+        rc |= inspect_one(o->files[i]);
+    return rc;
+}
+
+static int cmd_devices(void)
+{
+#ifdef CUZK_HAVE_CUDA
+    int n = cuzk_gpu_count();
+    printf("%d CUDA device(s)\n", n);
+    for (int i = 0; i < n; i++) {
+        char buf[256];
+        if (cuzk_gpu_describe(i, buf, sizeof buf) == CUZK_OK)
+            printf("  %s\n", buf);
+    }
+#else
+    printf("built without CUDA: CPU backend only\n");
+#endif
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage(NULL);
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        usage(NULL);
+        return 0;
+    }
+    opts o;
+    if (parse_opts(argc - 2, argv + 2, &o))
+        return 2;
+    if (!strcmp(cmd, "synth"))
+        return cmd_synth(&o);
+    if (!strcmp(cmd, "setup"))
+        return cmd_setup(&o);
+    if (!strcmp(cmd, "prove"))
+        return cmd_prove(&o);
+    if (!strcmp(cmd, "verify"))
+        return cmd_verify(&o);
+    if (!strcmp(cmd, "inspect"))
+        return cmd_inspect(&o);
+    if (!strcmp(cmd, "devices"))
+        return cmd_devices();
+    fprintf(stderr, "cuzk: unknown command \"%s\"\n", cmd);
+    return usage(NULL);
+}

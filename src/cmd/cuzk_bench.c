@@ -1,0 +1,208 @@
+/* cuzk-bench: local benchmarks of the proving phases (programs, not tests).
+ *
+ *   cuzk-bench ntt   --log K [--reps R]              forward / inverse / coset NTT
+ *   cuzk-bench msm   --n N [--g2] [--reps R]         dense MSM of random scalars
+ *   cuzk-bench prove --params P --pce C --witness W [--reps R] [--backend B]
+ *
+ * Each prints one key=value line per measurement with the median over the
+ * repetitions, the thread count and the peak RSS, for bench/RESULTS.md. */
+#include "cuzk/curve.h"
+#include "cuzk/groth16.h"
+#include "cuzk/msm.h"
+#include "cuzk/ntt.h"
+#include "cuzk/r1cs.h"
+#include "cuzk/threads.h"
+#include "cuzk/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int die(const char *what, cuzk_err e)
+{
+    fprintf(stderr, "cuzk-bench: %s: %s (%s)\n", what, cuzk_errmsg(), cuzk_err_name(e));
+    return 2;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static const char *arg(int argc, char **argv, const char *name, const char *def)
+{
+    for (int i = 0; i + 1 < argc; i++)
+        if (!strcmp(argv[i], name))
+            return argv[i + 1];
+    return def;
+}
+
+static int flag(int argc, char **argv, const char *name)
+{
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], name))
+            return 1;
+    return 0;
+}
+
+#define MAX_REPS 64
+
+static int bench_ntt(int argc, char **argv)
+{
+    unsigned log_n = (unsigned)atoi(arg(argc, argv, "--log", "20"));
+    int reps = atoi(arg(argc, argv, "--reps", "3"));
+    if (reps < 1 || reps > MAX_REPS)
+        reps = 3;
+    cuzk_ntt_domain d;
+    cuzk_err e = cuzk_ntt_domain_init(&d, log_n);
+    if (e)
+        return die("ntt", e);
+    cuzk_fr *a = malloc(d.n * sizeof *a);
+    if (!a)
+        return die("ntt", cuzk_fail(CUZK_ENOMEM, "out of memory"));
+    cuzk_fr_vec_rng(a, d.n, 1);
+    double f[MAX_REPS], inv[MAX_REPS], cf[MAX_REPS], ci[MAX_REPS];
+    for (int r = 0; r < reps; r++) {
+        double t = cuzk_now();
+        cuzk_ntt_forward(&d, a);
+        f[r] = cuzk_now() - t;
+        t = cuzk_now();
+        cuzk_ntt_inverse(&d, a);
+        inv[r] = cuzk_now() - t;
+        t = cuzk_now();
+        cuzk_ntt_coset_forward(&d, a);
+        cf[r] = cuzk_now() - t;
+        t = cuzk_now();
+        cuzk_ntt_coset_inverse(&d, a);
+        ci[r] = cuzk_now() - t;
+    }
+    printf("ntt log_n=%u threads=%u reps=%d forward_ms=%.2f inverse_ms=%.2f coset_forward_ms=%.2f "
+           "coset_inverse_ms=%.2f\n",
+           log_n, cuzk_threads_count(), reps, 1e3 * median(f, reps), 1e3 * median(inv, reps),
+           1e3 * median(cf, reps), 1e3 * median(ci, reps));
+    free(a);
+    cuzk_ntt_domain_free(&d);
+    return 0;
+}
+
+static int bench_msm(int argc, char **argv)
+{
+    size_t n = (size_t)strtoull(arg(argc, argv, "--n", "65536"), NULL, 0);
+    int reps = atoi(arg(argc, argv, "--reps", "3")), g2 = flag(argc, argv, "--g2");
+    if (reps < 1 || reps > MAX_REPS)
+        reps = 3;
+    cuzk_fr *k = malloc(n * sizeof *k), *kb = malloc(n * sizeof *kb);
+    void *bases = malloc(n * (g2 ? sizeof(blst_p2_affine) : sizeof(blst_p1_affine)));
+    if (!k || !kb || !bases)
+        return die("msm", cuzk_fail(CUZK_ENOMEM, "out of memory"));
+    cuzk_fr_vec_rng(k, n, 1);
+    cuzk_fr_vec_rng(kb, n, 2);
+    cuzk_err e;
+    if (g2) {
+        cuzk_g2_fixed t;
+        if ((e = cuzk_g2_fixed_init(&t, blst_p2_generator(), 8)))
+            return die("msm", e);
+        cuzk_g2_fixed_mul_batch(bases, &t, kb, n);
+        cuzk_g2_fixed_free(&t);
+    } else {
+        cuzk_g1_fixed t;
+        if ((e = cuzk_g1_fixed_init(&t, blst_p1_generator(), 10)))
+            return die("msm", e);
+        cuzk_g1_fixed_mul_batch(bases, &t, kb, n);
+        cuzk_g1_fixed_free(&t);
+    }
+    double tt[MAX_REPS];
+    for (int r = 0; r < reps; r++) {
+        double t = cuzk_now();
+        if (g2) {
+            blst_p2 out;
+            e = cuzk_msm_g2(&out, bases, n, k, NULL, n, NULL);
+        } else {
+            blst_p1 out;
+            e = cuzk_msm_g1(&out, bases, n, k, NULL, n, NULL);
+        }
+        if (e)
+            return die("msm", e);
+        tt[r] = cuzk_now() - t;
+    }
+    printf("msm group=%s n=%zu threads=%u reps=%d ms=%.2f\n", g2 ? "g2" : "g1", n,
+           cuzk_threads_count(), reps, 1e3 * median(tt, reps));
+    free(k);
+    free(kb);
+    free(bases);
+    return 0;
+}
+
+static int bench_prove(int argc, char **argv)
+{
+    const char *pp = arg(argc, argv, "--params", NULL), *cp = arg(argc, argv, "--pce", NULL),
+               *wp = arg(argc, argv, "--witness", NULL),
+               *bn = arg(argc, argv, "--backend", "cpu");
+    int reps = atoi(arg(argc, argv, "--reps", "3"));
+    if (reps < 1 || reps > MAX_REPS)
+        reps = 3;
+    if (!pp || !cp || !wp) {
+        fprintf(stderr, "cuzk-bench prove --params P --pce C --witness W [--reps R]\n");
+        return 2;
+    }
+    cuzk_pce *pce;
+    cuzk_params params;
+    cuzk_fr *w;
+    uint32_t ni;
+    uint64_t na;
+    cuzk_backend *be;
+    cuzk_err e;
+    if ((e = cuzk_pce_load(&pce, cp)) || (e = cuzk_params_read(pp, &params, 0)) ||
+        (e = cuzk_witness_read(wp, &w, &ni, &na)) || (e = cuzk_backend_open(bn, &be)))
+        return die("prove", e);
+    double spmv[MAX_REPS], h[MAX_REPS], mh[MAX_REPS], ml[MAX_REPS], ma[MAX_REPS],
+        mb1[MAX_REPS], mb2[MAX_REPS], tot[MAX_REPS];
+    for (int r = 0; r < reps; r++) {
+        cuzk_proof proof;
+        cuzk_prove_timings tm;
+        if ((e = cuzk_groth16_prove(be, &params, pce, w, NULL, NULL, &proof, &tm)))
+            return die("prove", e);
+        if ((e = cuzk_groth16_verify(&params.vk, w + 1, ni - 1, &proof)))
+            return die("verify", e);
+        spmv[r] = tm.spmv, h[r] = tm.h, mh[r] = tm.msm_h, ml[r] = tm.msm_l, ma[r] = tm.msm_a;
+        mb1[r] = tm.msm_b_g1, mb2[r] = tm.msm_b_g2, tot[r] = tm.total;
+    }
+    printf("prove backend=%s constraints=%llu domain=2^%u threads=%u reps=%d spmv_s=%.3f "
+           "h_ntt_s=%.3f msm_h_s=%.3f msm_l_s=%.3f msm_a_s=%.3f msm_b_g1_s=%.3f msm_b_g2_s=%.3f "
+           "total_s=%.3f peak_rss_mib=%.1f\n",
+           cuzk_backend_name(be), (unsigned long long)pce->n_constraints, pce->log_domain,
+           cuzk_threads_count(), reps, median(spmv, reps), median(h, reps), median(mh, reps),
+           median(ml, reps), median(ma, reps), median(mb1, reps), median(mb2, reps),
+           median(tot, reps), cuzk_peak_rss() / 1048576.0);
+    cuzk_backend_close(be);
+    free(w);
+    cuzk_params_free(&params);
+    cuzk_pce_free(pce);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: cuzk-bench ntt|msm|prove [options]\n");
+        return 2;
+    }
+    const char *th = arg(argc - 2, argv + 2, "--threads", NULL);
+    if (th && atoi(th) > 0)
+        cuzk_threads_set((unsigned)atoi(th));
+    if (!strcmp(argv[1], "ntt"))
+        return bench_ntt(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "msm"))
+        return bench_msm(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "prove"))
+        return bench_prove(argc - 2, argv + 2);
+    fprintf(stderr, "cuzk-bench: unknown benchmark \"%s\"\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,618 @@
+/* PCE images (pce.h): compile a builder into one 64-byte-aligned image laid
+ * out exactly as the file, write it, and map + validate it back.
+ *
+ * One layout function computes every section offset from the counts; the
+ * compiler fills a malloc'd image with it and the loader checks a mapping
+ * against it, so the two can never disagree. The validation scans run on
+ * the thread pool and only find the FIRST bad element (an atomic minimum);
+ * the message is then built by re-examining that one element serially, which
+ * keeps the hot loops free of formatting and the message deterministic. */
+#define _GNU_SOURCE
+#include "r1cs_internal.h"
+
+#include "cuzk/pce.h"
+#include "cuzk/threads.h"
+#include "cuzk/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the PCE image is little-endian and mapped as is"
+#endif
+
+static const char *const MATRIX_NAME[3] = {"A", "B", "C"};
+static const uint8_t PCE_MAGIC[8] = {'C', 'U', 'Z', 'K', 'P', 'C', 'E', 0};
+
+/* ---- header ---- */
+
+typedef struct {
+    uint32_t version, field, n_inputs, flags;
+    uint64_t n_aux, n_constraints, nnz[3];
+    uint32_t n_coeffs, log_domain;
+    uint64_t body_checksum, header_checksum;
+} pce_header;
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static uint32_t get32(const uint8_t *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+static uint64_t get64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static void header_encode(uint8_t *out, const pce_header *h)
+{
+    memcpy(out, PCE_MAGIC, 8);
+    put32(out + 8, h->version);
+    put32(out + 12, h->field);
+    put32(out + 16, h->n_inputs);
+    put32(out + 20, h->flags);
+    put64(out + 24, h->n_aux);
+    put64(out + 32, h->n_constraints);
+    for (int k = 0; k < 3; k++)
+        put64(out + 40 + 8 * k, h->nnz[k]);
+    put32(out + 64, h->n_coeffs);
+    put32(out + 68, h->log_domain);
+    put64(out + 72, h->body_checksum);
+    put64(out + 80, cuzk_checksum64(out, 80));
+}
+
+static void header_decode(pce_header *h, const uint8_t *in)
+{
+    h->version = get32(in + 8);
+    h->field = get32(in + 12);
+    h->n_inputs = get32(in + 16);
+    h->flags = get32(in + 20);
+    h->n_aux = get64(in + 24);
+    h->n_constraints = get64(in + 32);
+    for (int k = 0; k < 3; k++)
+        h->nnz[k] = get64(in + 40 + 8 * k);
+    h->n_coeffs = get32(in + 64);
+    h->log_domain = get32(in + 68);
+    h->body_checksum = get64(in + 72);
+    h->header_checksum = get64(in + 80);
+}
+
+static unsigned log_domain_of(uint64_t n)
+{
+    unsigned k = 0;
+    while (k < 64 && ((uint64_t)1 << k) < n)
+        k++;
+    return k;
+}
+
+/* ---- layout ---- */
+
+typedef struct {
+    uint64_t coeffs, row_ptr[3], col[3], coef[3], a_density, b_density, end;
+} pce_layout;
+
+/* Place a section of n elements of `elem` bytes at the next aligned offset
+ * after *at; returns 0 on overflow. */
+static int place(uint64_t *at, uint64_t *start, uint64_t n, uint64_t elem)
+{
+    uint64_t s, len, e;
+    if (__builtin_add_overflow(*at, CUZK_PCE_ALIGN - 1, &s))
+        return 0;
+    s &= ~(uint64_t)(CUZK_PCE_ALIGN - 1);
+    if (__builtin_mul_overflow(n, elem, &len) || __builtin_add_overflow(s, len, &e))
+        return 0;
+    *start = s;
+    *at = e;
+    return 1;
+}
+
+static uint64_t density_words(uint64_t n_cols)
+{
+    return (n_cols + 63) / 64;
+}
+
+static int layout_compute(pce_layout *l, const pce_header *h)
+{
+    uint64_t at = CUZK_PCE_HEADER_SIZE, rows = h->n_constraints + 1;
+    uint64_t words = density_words((uint64_t)h->n_inputs + h->n_aux);
+    if (rows == 0 || !place(&at, &l->coeffs, h->n_coeffs, sizeof(cuzk_fr)))
+        return 0;
+    for (int k = 0; k < 3; k++)
+        if (!place(&at, &l->row_ptr[k], rows, 8) || !place(&at, &l->col[k], h->nnz[k], 4) ||
+            !place(&at, &l->coef[k], h->nnz[k], 4))
+            return 0;
+    if (!place(&at, &l->a_density, words, 8) || !place(&at, &l->b_density, words, 8))
+        return 0;
+    l->end = at;
+    return at <= SIZE_MAX;
+}
+
+/* Point the public arrays of p into image. */
+static void bind(cuzk_pce *p, const pce_header *h, const pce_layout *l, const uint8_t *image)
+{
+    p->n_inputs = h->n_inputs;
+    p->n_aux = h->n_aux;
+    p->n_constraints = h->n_constraints;
+    p->log_domain = h->log_domain;
+    p->n_coeffs = h->n_coeffs;
+    p->checksum = h->body_checksum;
+    p->coeffs = (const cuzk_fr *)(image + l->coeffs);
+    cuzk_csr *m[3] = {&p->a, &p->b, &p->c};
+    for (int k = 0; k < 3; k++) {
+        m[k]->row_ptr = (const uint64_t *)(image + l->row_ptr[k]);
+        m[k]->col = (const uint32_t *)(image + l->col[k]);
+        m[k]->coef = (const uint32_t *)(image + l->coef[k]);
+        m[k]->nnz = h->nnz[k];
+    }
+    p->a_density = (const uint64_t *)(image + l->a_density);
+    p->b_density = (const uint64_t *)(image + l->b_density);
+}
+
+/* Popcount of bits [lo, hi) of a bitmap. */
+static uint64_t popcount_range(const uint64_t *bits, uint64_t lo, uint64_t hi)
+{
+    uint64_t n = 0;
+    for (uint64_t i = lo; i < hi;) {
+        uint64_t w = bits[i / 64] >> (i % 64);
+        uint64_t take = 64 - i % 64;
+        if (take > hi - i)
+            take = hi - i;
+        if (take < 64)
+            w &= ((uint64_t)1 << take) - 1;
+        n += (uint64_t)__builtin_popcountll(w);
+        i += take;
+    }
+    return n;
+}
+
+static void count_density(cuzk_pce *p)
+{
+    uint64_t ni = p->n_inputs, nc = ni + p->n_aux;
+    p->a_input_count = popcount_range(p->a_density, 0, ni);
+    p->a_aux_count = popcount_range(p->a_density, ni, nc);
+    p->b_input_count = popcount_range(p->b_density, 0, ni);
+    p->b_aux_count = popcount_range(p->b_density, ni, nc);
+}
+
+/* Set the bit of every column of cols[lo, hi) in a shared bitmap. Reading
+ * first keeps popular columns (ONE) from turning into contended writes. */
+static void mark_columns(uint64_t *bits, const uint32_t *cols, uint64_t lo, uint64_t hi)
+{
+    for (uint64_t k = lo; k < hi; k++) {
+        uint64_t *w = &bits[cols[k] / 64], bit = (uint64_t)1 << (cols[k] % 64);
+        if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & bit))
+            __atomic_fetch_or(w, bit, __ATOMIC_RELAXED);
+    }
+}
+
+/* ---- compile ---- */
+
+typedef struct {
+    const cuzk_r1cs *cs;
+    uint32_t *col[3];
+    uint64_t *density[2];
+} compile_ctx;
+
+#define COMPILE_GRAIN 65536
+
+static void compile_range(void *vctx, size_t lo, size_t hi, unsigned worker)
+{
+    (void)worker;
+    compile_ctx *c = vctx;
+    uint32_t ni = c->cs->n_inputs;
+    for (int k = 0; k < 3; k++) {
+        const r1cs_matrix *m = &c->cs->m[k];
+        uint64_t b = (uint64_t)lo * COMPILE_GRAIN, e = (uint64_t)hi * COMPILE_GRAIN;
+        if (e > m->nnz)
+            e = m->nnz;
+        for (uint64_t i = b; i < e; i++)
+            c->col[k][i] = r1cs_var_column(m->var[i], ni);
+        if (k < 2 && b < e)
+            mark_columns(c->density[k], c->col[k], b, e);
+    }
+}
+
+typedef struct {
+    uint64_t start, len;
+} span;
+
+/* Zero the alignment gap in front of each section (the body is checksummed,
+ * so padding must be deterministic). */
+static void zero_gaps(uint8_t *img, const pce_layout *l, const pce_header *h)
+{
+    uint64_t words = density_words((uint64_t)h->n_inputs + h->n_aux), rows = h->n_constraints + 1;
+    span s[12];
+    int n = 0;
+    s[n++] = (span){l->coeffs, (uint64_t)h->n_coeffs * sizeof(cuzk_fr)};
+    for (int k = 0; k < 3; k++) {
+        s[n++] = (span){l->row_ptr[k], rows * 8};
+        s[n++] = (span){l->col[k], h->nnz[k] * 4};
+        s[n++] = (span){l->coef[k], h->nnz[k] * 4};
+    }
+    s[n++] = (span){l->a_density, words * 8};
+    s[n++] = (span){l->b_density, words * 8};
+    uint64_t at = CUZK_PCE_HEADER_SIZE;
+    for (int i = 0; i < n; i++) {
+        memset(img + at, 0, (size_t)(s[i].start - at));
+        at = s[i].start + s[i].len;
+    }
+}
+
+cuzk_err cuzk_pce_from_r1cs(cuzk_pce **out, const cuzk_r1cs *cs)
+{
+    *out = NULL;
+    if (!cs->finalized)
+        return cuzk_fail(CUZK_EINVAL, "pce: the constraint system is not finalized");
+    pce_header h = {.version = CUZK_PCE_VERSION,
+                    .field = CUZK_PCE_FIELD_BLS12_381_FR,
+                    .n_inputs = cs->n_inputs,
+                    .n_aux = cs->n_aux,
+                    .n_constraints = cs->n_constraints,
+                    .nnz = {cs->m[0].nnz, cs->m[1].nnz, cs->m[2].nnz},
+                    .n_coeffs = cs->n_coeffs,
+                    .log_domain = log_domain_of(cs->n_constraints)};
+    pce_layout l;
+    if (!layout_compute(&l, &h))
+        return cuzk_fail(CUZK_EINVAL, "pce: the constraint system is too large for an image");
+    cuzk_pce *p = calloc(1, sizeof *p);
+    void *img = NULL;
+    size_t size = (size_t)l.end;
+    if (!p || posix_memalign(&img, CUZK_PCE_ALIGN,
+                             (size + CUZK_PCE_ALIGN - 1) & ~(size_t)(CUZK_PCE_ALIGN - 1)) != 0) {
+        free(p);
+        return cuzk_fail(CUZK_ENOMEM, "pce: out of memory for a %zu-byte image", size);
+    }
+    uint8_t *b = img;
+    zero_gaps(b, &l, &h);
+    memcpy(b + l.coeffs, cs->coeffs, (size_t)cs->n_coeffs * sizeof(cuzk_fr));
+    uint64_t words = density_words((uint64_t)h.n_inputs + h.n_aux);
+    memset(b + l.a_density, 0, words * 8);
+    memset(b + l.b_density, 0, words * 8);
+    compile_ctx c = {cs, {0}, {(uint64_t *)(b + l.a_density), (uint64_t *)(b + l.b_density)}};
+    uint64_t most = 0;
+    for (int k = 0; k < 3; k++) {
+        memcpy(b + l.row_ptr[k], cs->m[k].row_ptr, (size_t)(h.n_constraints + 1) * 8);
+        memcpy(b + l.coef[k], cs->m[k].coef, (size_t)h.nnz[k] * 4);
+        c.col[k] = (uint32_t *)(b + l.col[k]);
+        if (h.nnz[k] > most)
+            most = h.nnz[k];
+    }
+    cuzk_parallel_for((size_t)((most + COMPILE_GRAIN - 1) / COMPILE_GRAIN), 1, compile_range, &c);
+    h.body_checksum = cuzk_checksum64(b + CUZK_PCE_HEADER_SIZE, size - CUZK_PCE_HEADER_SIZE);
+    header_encode(b, &h);
+    bind(p, &h, &l, b);
+    count_density(p);
+    p->image_ = b;
+    p->image_size_ = size;
+    p->image_mapped_ = 0;
+    *out = p;
+    return CUZK_OK;
+}
+
+void cuzk_pce_free(cuzk_pce *p)
+{
+    if (!p)
+        return;
+    if (p->image_mapped_) {
+        cuzk_mapfile m = {p->image_, p->image_size_};
+        cuzk_mapfile_close(&m);
+    } else {
+        free((void *)p->image_);
+    }
+    free(p);
+}
+
+/* ---- write ---- */
+
+cuzk_err cuzk_pce_write(const cuzk_pce *p, const char *path)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return cuzk_fail(CUZK_EINVAL, "pce: path too long: %s", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return cuzk_fail(CUZK_EIO, "pce: cannot create %s: %s", tmp, strerror(errno));
+    const uint8_t *at = p->image_;
+    size_t left = p->image_size_;
+    while (left) {
+        ssize_t n = write(fd, at, left > ((size_t)1 << 30) ? (size_t)1 << 30 : left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            return cuzk_fail(CUZK_EIO, "pce: writing %s failed: %s", tmp, strerror(e));
+        }
+        at += n;
+        left -= (size_t)n;
+    }
+    if (close(fd) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return cuzk_fail(CUZK_EIO, "pce: closing %s failed: %s", tmp, strerror(e));
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return cuzk_fail(CUZK_EIO, "pce: cannot rename %s to %s: %s", tmp, path, strerror(e));
+    }
+    return CUZK_OK;
+}
+
+/* ---- load and validate ---- */
+
+/* A parallel search for the first index that fails `bad`. */
+typedef int (*first_bad_fn)(void *ctx, uint64_t i);
+typedef struct {
+    first_bad_fn bad;
+    void *ctx;
+    _Atomic uint64_t first;
+} first_bad_ctx;
+
+static void first_bad_range(void *vctx, size_t lo, size_t hi, unsigned worker)
+{
+    (void)worker;
+    first_bad_ctx *c = vctx;
+    for (size_t i = lo; i < hi; i++) {
+        if (i >= atomic_load_explicit(&c->first, memory_order_relaxed))
+            return; /* an earlier failure is already known */
+        if (c->bad(c->ctx, i)) {
+            uint64_t cur = atomic_load(&c->first);
+            while (i < cur && !atomic_compare_exchange_weak(&c->first, &cur, i))
+                ;
+            return;
+        }
+    }
+}
+
+static uint64_t first_bad(uint64_t n, size_t grain, first_bad_fn bad, void *ctx)
+{
+    first_bad_ctx c = {bad, ctx, UINT64_MAX};
+    cuzk_parallel_for((size_t)n, grain, first_bad_range, &c);
+    return atomic_load(&c.first);
+}
+
+static int coeff_bad(void *ctx, uint64_t i)
+{
+    const cuzk_fr *v = &((const cuzk_fr *)ctx)[i];
+    if (cuzk_fr_is_zero(v))
+        return 1;
+    for (int j = 3; j >= 0; j--) {
+        if (v->l[j] != CUZK_FR_MODULUS[j])
+            return v->l[j] > CUZK_FR_MODULUS[j];
+    }
+    return 1; /* equal to r */
+}
+
+typedef struct {
+    const cuzk_pce *p;
+    const cuzk_csr *m;
+    uint64_t *density; /* NULL for C */
+} rows_ctx;
+
+/* 0 when row r is well formed; otherwise a reason code for describe_row. */
+enum { ROW_OK, ROW_PTR_DECREASES, ROW_PTR_PAST_NNZ, ROW_COL_RANGE, ROW_COL_ORDER, ROW_COEF };
+
+static int row_problem(const cuzk_pce *p, const cuzk_csr *m, uint64_t r, uint64_t *at)
+{
+    uint64_t lo = m->row_ptr[r], hi = m->row_ptr[r + 1];
+    uint64_t n_cols = (uint64_t)p->n_inputs + p->n_aux;
+    if (hi < lo)
+        return ROW_PTR_DECREASES;
+    if (hi > m->nnz)
+        return ROW_PTR_PAST_NNZ;
+    for (uint64_t k = lo; k < hi; k++) {
+        *at = k;
+        if (m->col[k] >= n_cols)
+            return ROW_COL_RANGE;
+        if (k > lo && m->col[k] <= m->col[k - 1])
+            return ROW_COL_ORDER;
+        if (m->coef[k] >= p->n_coeffs)
+            return ROW_COEF;
+    }
+    return ROW_OK;
+}
+
+static int row_bad(void *vctx, uint64_t r)
+{
+    rows_ctx *c = vctx;
+    uint64_t at;
+    if (row_problem(c->p, c->m, r, &at) != ROW_OK)
+        return 1;
+    if (c->density)
+        mark_columns(c->density, c->m->col, c->m->row_ptr[r], c->m->row_ptr[r + 1]);
+    return 0;
+}
+
+static cuzk_err describe_row(const char *path, const cuzk_pce *p, const cuzk_csr *m, int k,
+                             uint64_t r)
+{
+    uint64_t at = 0;
+    const char *name = MATRIX_NAME[k];
+    unsigned long long row = (unsigned long long)r;
+    switch (row_problem(p, m, r, &at)) {
+    case ROW_PTR_DECREASES:
+        return cuzk_fail(CUZK_EFORMAT, "%s: row_ptr of %s decreases at row %llu (%llu then %llu)",
+                         path, name, row, (unsigned long long)m->row_ptr[r],
+                         (unsigned long long)m->row_ptr[r + 1]);
+    case ROW_PTR_PAST_NNZ:
+        return cuzk_fail(CUZK_EFORMAT, "%s: row %llu of %s ends at %llu, past nnz %llu", path, row,
+                         name, (unsigned long long)m->row_ptr[r + 1], (unsigned long long)m->nnz);
+    case ROW_COL_RANGE:
+        return cuzk_fail(
+            CUZK_EFORMAT, "%s: column %u out of range in row %llu of %s (%llu columns)", path,
+            m->col[at], row, name, (unsigned long long)((uint64_t)p->n_inputs + p->n_aux));
+    case ROW_COL_ORDER:
+        return cuzk_fail(CUZK_EFORMAT,
+                         "%s: columns not strictly increasing in row %llu of %s (%u after %u)",
+                         path, row, name, m->col[at], m->col[at - 1]);
+    case ROW_COEF:
+        return cuzk_fail(CUZK_EFORMAT,
+                         "%s: coefficient id %u out of range in row %llu of %s (%u coefficients)",
+                         path, m->coef[at], row, name, p->n_coeffs);
+    }
+    return cuzk_fail(CUZK_EINTERNAL, "%s: row %llu of %s reported bad but is not", path, row, name);
+}
+
+static cuzk_err check_matrix(const char *path, const cuzk_pce *p, int k, uint64_t *density)
+{
+    const cuzk_csr *m = k == 0 ? &p->a : k == 1 ? &p->b : &p->c;
+    uint64_t n = p->n_constraints;
+    if (m->row_ptr[0] != 0)
+        return cuzk_fail(CUZK_EFORMAT, "%s: row_ptr[0] of %s is %llu, not 0", path, MATRIX_NAME[k],
+                         (unsigned long long)m->row_ptr[0]);
+    if (m->row_ptr[n] != m->nnz)
+        return cuzk_fail(CUZK_EFORMAT, "%s: row_ptr[%llu] of %s is %llu, not nnz %llu", path,
+                         (unsigned long long)n, MATRIX_NAME[k], (unsigned long long)m->row_ptr[n],
+                         (unsigned long long)m->nnz);
+    rows_ctx c = {p, m, density};
+    uint64_t r = first_bad(n, 4096, row_bad, &c);
+    return r == UINT64_MAX ? CUZK_OK : describe_row(path, p, m, k, r);
+}
+
+static cuzk_err check_density(const char *path, const cuzk_pce *p, int k, const uint64_t *want)
+{
+    const uint64_t *got = k == 0 ? p->a_density : p->b_density;
+    const char *name = k == 0 ? "a_density" : "b_density";
+    uint64_t n_cols = (uint64_t)p->n_inputs + p->n_aux, words = density_words(n_cols);
+    if (memcmp(got, want, (size_t)words * 8) == 0)
+        return CUZK_OK;
+    uint64_t i = 0;
+    while (got[i] == want[i])
+        i++;
+    uint64_t bit = i * 64 + (uint64_t)__builtin_ctzll(got[i] ^ want[i]);
+    unsigned long long j = (unsigned long long)bit;
+    if (bit >= n_cols)
+        return cuzk_fail(CUZK_EFORMAT, "%s: %s bit %llu is set past the last column (%llu)", path,
+                         name, j, (unsigned long long)n_cols);
+    if ((got[i] >> (bit % 64)) & 1)
+        return cuzk_fail(CUZK_EFORMAT, "%s: %s bit %llu is set but column %llu is empty in %s",
+                         path, name, j, j, MATRIX_NAME[k]);
+    return cuzk_fail(CUZK_EFORMAT, "%s: %s bit %llu is clear but column %llu is used in %s", path,
+                     name, j, j, MATRIX_NAME[k]);
+}
+
+/* Everything after the exact size check: body checksum, then structure. */
+static cuzk_err validate_body(const char *path, cuzk_pce *p, const pce_header *h,
+                              const uint8_t *img, size_t size)
+{
+    uint64_t ck = cuzk_checksum64(img + CUZK_PCE_HEADER_SIZE, size - CUZK_PCE_HEADER_SIZE);
+    if (ck != h->body_checksum)
+        return cuzk_fail(CUZK_ECHECKSUM,
+                         "%s: body checksum mismatch (header says 0x%016llx, content is "
+                         "0x%016llx): the file is corrupt",
+                         path, (unsigned long long)h->body_checksum, (unsigned long long)ck);
+    uint64_t i = first_bad(p->n_coeffs, 4096, coeff_bad, (void *)p->coeffs);
+    if (i != UINT64_MAX)
+        return cuzk_fail(CUZK_EFORMAT, "%s: coefficient %llu is %s", path, (unsigned long long)i,
+                         cuzk_fr_is_zero(&p->coeffs[i]) ? "zero" : "not a reduced field element");
+    uint64_t words = density_words((uint64_t)p->n_inputs + p->n_aux);
+    uint64_t *dens[2] = {calloc((size_t)words + 1, 8), calloc((size_t)words + 1, 8)};
+    cuzk_err e = CUZK_OK;
+    if (!dens[0] || !dens[1])
+        e = cuzk_fail(CUZK_ENOMEM, "%s: out of memory validating densities", path);
+    for (int k = 0; k < 3 && !e; k++)
+        e = check_matrix(path, p, k, k < 2 ? dens[k] : NULL);
+    for (int k = 0; k < 2 && !e; k++)
+        e = check_density(path, p, k, dens[k]);
+    free(dens[0]);
+    free(dens[1]);
+    return e;
+}
+
+static cuzk_err validate_header(const char *path, pce_header *h, pce_layout *l, const uint8_t *img,
+                                size_t size)
+{
+    if (size < CUZK_PCE_HEADER_SIZE)
+        return cuzk_fail(CUZK_EFORMAT, "%s: truncated: %zu bytes, the header alone needs %u", path,
+                         size, CUZK_PCE_HEADER_SIZE);
+    if (memcmp(img, PCE_MAGIC, 8) != 0)
+        return cuzk_fail(CUZK_EFORMAT, "%s: bad magic (not a cuzk PCE file)", path);
+    header_decode(h, img);
+    if (h->version != CUZK_PCE_VERSION)
+        return cuzk_fail(CUZK_EFORMAT, "%s: unsupported version %u (this build reads %u)", path,
+                         h->version, CUZK_PCE_VERSION);
+    if (h->field != CUZK_PCE_FIELD_BLS12_381_FR)
+        return cuzk_fail(CUZK_EFORMAT, "%s: unsupported field id %u (1 = BLS12-381 Fr)", path,
+                         h->field);
+    uint64_t hc = cuzk_checksum64(img, 80);
+    if (hc != h->header_checksum)
+        return cuzk_fail(CUZK_ECHECKSUM,
+                         "%s: header checksum mismatch (stored 0x%016llx, computed 0x%016llx): "
+                         "the header is corrupt",
+                         path, (unsigned long long)h->header_checksum, (unsigned long long)hc);
+    if (h->flags != 0)
+        return cuzk_fail(CUZK_EFORMAT, "%s: unsupported flags 0x%x", path, h->flags);
+    if (h->n_inputs == 0)
+        return cuzk_fail(CUZK_EFORMAT, "%s: n_inputs is 0 (ONE is missing)", path);
+    if ((uint64_t)h->n_inputs + h->n_aux >= 0xffffffffull)
+        return cuzk_fail(CUZK_EFORMAT, "%s: %u inputs + %llu aux do not fit u32 columns", path,
+                         h->n_inputs, (unsigned long long)h->n_aux);
+    if (h->log_domain != log_domain_of(h->n_constraints))
+        return cuzk_fail(CUZK_EFORMAT,
+                         "%s: log_domain %u does not match %llu constraints "
+                         "(expected %u)",
+                         path, h->log_domain, (unsigned long long)h->n_constraints,
+                         log_domain_of(h->n_constraints));
+    if (!layout_compute(l, h))
+        return cuzk_fail(CUZK_EFORMAT, "%s: header counts imply an impossible size", path);
+    if (size < l->end)
+        return cuzk_fail(CUZK_EFORMAT, "%s: truncated: %zu bytes, header implies %llu", path, size,
+                         (unsigned long long)l->end);
+    if (size > l->end)
+        return cuzk_fail(CUZK_EFORMAT,
+                         "%s: size mismatch: %zu bytes, header implies %llu (%llu trailing "
+                         "bytes)",
+                         path, size, (unsigned long long)l->end,
+                         (unsigned long long)(size - l->end));
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_pce_load(cuzk_pce **out, const char *path)
+{
+    *out = NULL;
+    cuzk_mapfile map;
+    CUZK_TRY(cuzk_mapfile_open(&map, path));
+    pce_header h;
+    pce_layout l;
+    cuzk_err e = validate_header(path, &h, &l, map.data, map.size);
+    cuzk_pce *p = NULL;
+    if (!e && !(p = calloc(1, sizeof *p)))
+        e = cuzk_fail(CUZK_ENOMEM, "%s: out of memory", path);
+    if (!e) {
+        bind(p, &h, &l, map.data);
+        e = validate_body(path, p, &h, map.data, map.size);
+    }
+    if (e) {
+        free(p);
+        cuzk_mapfile_close(&map);
+        return e;
+    }
+    count_density(p);
+    p->image_ = map.data;
+    p->image_size_ = map.size;
+    p->image_mapped_ = 1;
+    *out = p;
+    return CUZK_OK;
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The offline CLI end to end: synth, setup, prove (one and two partitions),
+# verify, inspect; and its failures: invalid proofs exit 1, bad files and bad
+# arguments exit 2 with one clear line on stderr.
+set -u
+CUZK=$1
+T=$2
+rm -rf "$T" && mkdir -p "$T"
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+# expect CODE NEEDLE -- command...: exit status CODE and NEEDLE in stdout+stderr
+expect() {
+    local code=$1 needle=$2
+    shift 3
+    local out rc
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ "$rc" -eq "$code" ] && grep -qF -- "$needle" <<<"$out"; then ok; else
+        bad "$* -> rc=$rc (want $code), output: $out"
+    fi
+}
+
+expect 0 "wrote" -- "$CUZK" synth --constraints 2048 --public-inputs 3 --seed 5 --out "$T/c"
+expect 0 "wrote" -- "$CUZK" synth --constraints 2048 --public-inputs 3 --seed 6 --out "$T/d"
+expect 0 "total_s=" -- "$CUZK" setup --pce "$T/c.pce" --out "$T/c"
+expect 0 "wrote" -- "$CUZK" setup --constraints 2048 --public-inputs 3 --seed 5 --out "$T/c2"
+expect 0 "total_s=" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --witness "$T/c.wit" --out "$T/c.proof"
+expect 0 "proof is valid" -- "$CUZK" verify --vk "$T/c.vk" --public "$T/c.public" --proof "$T/c.proof"
+# The PCE from `setup --constraints` equals the one from `synth` (same seed).
+if cmp -s "$T/c.pce" "$T/c2.pce"; then ok; else bad "setup --constraints wrote a different pce"; fi
+# Another key for the same circuit rejects the proof.
+expect 1 "INVALID" -- "$CUZK" verify --vk "$T/c2.vk" --public "$T/c.public" --proof "$T/c.proof"
+# Wrong public input.
+sed '$ s/.$/0/' "$T/c.public" > "$T/wrong.public"
+if cmp -s "$T/c.public" "$T/wrong.public"; then sed -i '$ s/.$/1/' "$T/wrong.public"; fi
+expect 1 "INVALID" -- "$CUZK" verify --vk "$T/c.vk" --public "$T/wrong.public" --proof "$T/c.proof"
+# Two partitions: witness c and witness d of the same circuit shape (seed 6
+# builds another circuit, so d's witness is rejected against c's pce).
+expect 2 "partition 1" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --witness "$T/c.wit" --witness "$T/d.wit" --out "$T/two.proof"
+expect 0 "2 x 192" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --witness "$T/c.wit" --witness "$T/c.wit" --out "$T/two.proof"
+cat "$T/c.public" "$T/c.public" > "$T/two.public"
+expect 0 "proof is valid (2 partition(s))" -- "$CUZK" verify --vk "$T/c.vk" --public "$T/two.public" --proof "$T/two.proof"
+expect 2 "partition(s) x 3 inputs expected" -- "$CUZK" verify --vk "$T/c.vk" --public "$T/c.public" --proof "$T/two.proof"
+# Fixed r, s: the same bytes at 1 and 2 threads.
+expect 0 "wrote" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --witness "$T/c.wit" --out "$T/f1.proof" --fixed-rs --threads 1
+expect 0 "wrote" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --witness "$T/c.wit" --out "$T/f2.proof" --fixed-rs --threads 2
+if cmp -s "$T/f1.proof" "$T/f2.proof"; then ok; else bad "fixed r,s proofs differ between 1 and 2 threads"; fi
+# A flipped bit in the proof: either not a point or an invalid proof.
+cp "$T/c.proof" "$T/flip.proof"
+printf '\x01' | dd of="$T/flip.proof" bs=1 seek=40 conv=notrunc status=none
+out=$("$CUZK" verify --vk "$T/c.vk" --public "$T/c.public" --proof "$T/flip.proof" 2>&1); rc=$?
+if [ $rc -ne 0 ]; then ok; else bad "flipped proof accepted: $out"; fi
+# Truncated files.
+head -c 100 "$T/c.proof" > "$T/short.proof"
+expect 2 "multiple of the 192-byte" -- "$CUZK" verify --vk "$T/c.vk" --public "$T/c.public" --proof "$T/short.proof"
+head -c 1000 "$T/c.params" > "$T/short.params"
+expect 2 "cuzk: prove:" -- "$CUZK" prove --params "$T/short.params" --pce "$T/c.pce" --witness "$T/c.wit" --out "$T/x.proof"
+head -c 500 "$T/c.pce" > "$T/short.pce"
+expect 2 "cuzk: prove:" -- "$CUZK" prove --params "$T/c.params" --pce "$T/short.pce" --witness "$T/c.wit" --out "$T/x.proof"
+expect 2 "No such file" -- "$CUZK" verify --vk "$T/missing.vk" --public "$T/c.public" --proof "$T/c.proof"
+echo "notanumber" > "$T/junk.public"
+expect 2 "bad digit" -- "$CUZK" verify --vk "$T/c.vk" --public "$T/junk.public" --proof "$T/c.proof"
+# Parameters of another circuit.
+expect 0 "wrote" -- "$CUZK" synth --constraints 1024 --public-inputs 3 --seed 5 --out "$T/e"
+expect 2 "do not match the circuit" -- "$CUZK" prove --params "$T/c.params" --pce "$T/e.pce" --witness "$T/e.wit" --out "$T/x.proof"
+# Bad usage and backends.
+expect 2 "unknown command" -- "$CUZK" frobnicate
+expect 2 "needs a value" -- "$CUZK" prove --params
+expect 2 "bad number" -- "$CUZK" synth --constraints 12x --out "$T/z"
+expect 2 "unknown backend" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --witness "$T/c.wit" --out "$T/x.proof" --backend tpu
+expect 2 "backend cuda" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --witness "$T/c.wit" --out "$T/x.proof" --backend cuda
+# inspect knows every file kind.
+expect 0 "pre-compiled constraint system" -- "$CUZK" inspect "$T/c.pce"
+expect 0 "type     witness" -- "$CUZK" inspect "$T/c.wit"
+expect 0 "verifying key" -- "$CUZK" inspect "$T/c.vk"
+expect 0 "bellperson layout" -- "$CUZK" inspect "$T/c.params"
+expect 0 "2 partition(s)" -- "$CUZK" inspect "$T/two.proof"
+expect 2 "not a pce, witness, vk, params or proof" -- "$CUZK" inspect "$T/c.public"
+echo "test_cli: $pass passed, $fail failed"
+rm -rf "$T"
+[ "$fail" -eq 0 ]
