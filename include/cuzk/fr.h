@@ -67,7 +67,8 @@ void cuzk_fr_vec_add(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b, size_t n);
 void cuzk_fr_vec_sub(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b, size_t n);
 void cuzk_fr_vec_mul(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b, size_t n);
 void cuzk_fr_vec_scale(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *s, size_t n);
-/* r[i] = a[i] * s^i * c (c may be NULL for 1): "distribute powers". */
+/* r[i] = a[i] * s^i * c: "distribute powers". c == NULL means 1; a == NULL
+ * means all ones (r[i] = c * s^i). */
 void cuzk_fr_vec_powers_mul(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *s, const cuzk_fr *c,
                             size_t n);
 /* In place a[i] = 1/a[i] (Montgomery's trick, one inversion per thread).

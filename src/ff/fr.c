@@ -278,7 +278,10 @@ static void powers_range(void *vctx, size_t lo, size_t hi, unsigned w)
     cuzk_fr_pow_u64(&p, c->s, lo);
     blst_fr_mul(&p, &p, &c->c);
     for (size_t i = lo; i < hi; i++) {
-        blst_fr_mul(&c->r[i], &c->a[i], &p);
+        if (c->a)
+            blst_fr_mul(&c->r[i], &c->a[i], &p);
+        else
+            c->r[i] = p;
         blst_fr_mul(&p, &p, c->s);
     }
 }

@@ -37,30 +37,6 @@ static cuzk_err random_nonzero(cuzk_fr *x)
     return CUZK_OK;
 }
 
-typedef struct {
-    cuzk_fr *out;
-    const cuzk_fr *base;
-    cuzk_fr c;
-    int sub_from_tau;
-    cuzk_fr tau;
-} powers_ctx;
-
-/* out[j] = c * base^j, or tau - base^j when sub_from_tau. */
-static void powers_range(void *vctx, size_t lo, size_t hi, unsigned w)
-{
-    (void)w;
-    powers_ctx *p = vctx;
-    cuzk_fr x;
-    cuzk_fr_pow_u64(&x, p->base, lo);
-    for (size_t j = lo; j < hi; j++) {
-        if (p->sub_from_tau)
-            blst_fr_sub(&p->out[j], &p->tau, &x);
-        else
-            blst_fr_mul(&p->out[j], &x, &p->c);
-        blst_fr_mul(&x, &x, p->base);
-    }
-}
-
 /* Write scalars k[0..n) times the G1 (or G2) generator as one section. */
 static cuzk_err emit(cuzk_params_writer *wr, const cuzk_g1_fixed *t1, const cuzk_g2_fixed *t2,
                      const cuzk_fr *k, size_t n, void *buf)
@@ -187,8 +163,9 @@ cuzk_err cuzk_groth16_setup(const cuzk_pce *pce, const char *params_path, const 
 
     /* Lagrange basis at tau for the rows that exist. */
     t = cuzk_now();
-    powers_ctx pc = {tmp, &omega, one, 1, sec.tau};
-    cuzk_parallel_for(nc, 4096, powers_range, &pc);
+    cuzk_fr_vec_powers_mul(tmp, NULL, &omega, NULL, nc);
+    for (size_t j = 0; j < nc; j++)
+        blst_fr_sub(&tmp[j], &sec.tau, &tmp[j]); /* tau - omega^j */
     if ((rc = cuzk_fr_vec_inv(tmp, nc)) != CUZK_OK)
         goto out;
     cuzk_fr_vec_powers_mul(lag, tmp, &omega, &zm, nc);
@@ -264,8 +241,7 @@ cuzk_err cuzk_groth16_setup(const cuzk_pce *pce, const char *params_path, const 
         cuzk_fr_pow_u64(&tau_pow, &sec.tau, i);
         cuzk_fr c;
         blst_fr_mul(&c, &hc, &tau_pow);
-        powers_ctx hp = {hs, &sec.tau, c, 0, one};
-        cuzk_parallel_for(n, 1024, powers_range, &hp);
+        cuzk_fr_vec_powers_mul(hs, NULL, &sec.tau, &c, n);
         cuzk_g1_fixed_mul_batch(buf, &t1, hs, n);
         if ((rc = cuzk_params_writer_g1(&wr, buf, n)))
             goto out;
