@@ -26,12 +26,10 @@ typedef struct {
      * (the quotient (a*b - c)/Z in coefficient form); b and c are scratch. */
     cuzk_err (*compute_h)(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c);
     /* Split MSMs as in msm.h. */
-    cuzk_err (*msm_g1)(cuzk_backend *be, blst_p1 *out, const blst_p1_affine *bases,
-                       size_t n_bases, const cuzk_fr *k, const uint64_t *density, size_t n,
-                       cuzk_msm_stats *stats);
-    cuzk_err (*msm_g2)(cuzk_backend *be, blst_p2 *out, const blst_p2_affine *bases,
-                       size_t n_bases, const cuzk_fr *k, const uint64_t *density, size_t n,
-                       cuzk_msm_stats *stats);
+    cuzk_err (*msm_g1)(cuzk_backend *be, blst_p1 *out, const blst_p1_affine *bases, size_t n_bases,
+                       const cuzk_fr *k, const uint64_t *density, size_t n, cuzk_msm_stats *stats);
+    cuzk_err (*msm_g2)(cuzk_backend *be, blst_p2 *out, const blst_p2_affine *bases, size_t n_bases,
+                       const cuzk_fr *k, const uint64_t *density, size_t n, cuzk_msm_stats *stats);
     void (*close)(cuzk_backend *be);
 } cuzk_backend_ops;
 

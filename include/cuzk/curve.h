@@ -22,8 +22,8 @@
 /* Checks applied when decoding (on-curve and canonical encoding are always
  * checked). */
 enum {
-    CUZK_PT_SUBGROUP = 1,     /* point must lie in the prime-order subgroup */
-    CUZK_PT_NO_INFINITY = 2,  /* the point at infinity is rejected */
+    CUZK_PT_SUBGROUP = 1,    /* point must lie in the prime-order subgroup */
+    CUZK_PT_NO_INFINITY = 2, /* the point at infinity is rejected */
 };
 
 /* Decoders: return CUZK_EFORMAT for a bad encoding (wrong flags, coordinate

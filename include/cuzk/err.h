@@ -16,13 +16,13 @@ extern "C" {
 
 typedef enum {
     CUZK_OK = 0,
-    CUZK_EINVAL,     /* bad argument or malformed request */
-    CUZK_ENOMEM,     /* allocation failed or memory budget exceeded */
-    CUZK_EIO,        /* read/write/open/mmap failure */
-    CUZK_EFORMAT,    /* file or encoding malformed: truncated, wrong size, bad magic */
-    CUZK_ECHECKSUM,  /* stored checksum does not match the content */
-    CUZK_ECURVE,     /* point not on the curve, not in the subgroup, or at infinity */
-    CUZK_EVERIFY,    /* proof did not verify */
+    CUZK_EINVAL,    /* bad argument or malformed request */
+    CUZK_ENOMEM,    /* allocation failed or memory budget exceeded */
+    CUZK_EIO,       /* read/write/open/mmap failure */
+    CUZK_EFORMAT,   /* file or encoding malformed: truncated, wrong size, bad magic */
+    CUZK_ECHECKSUM, /* stored checksum does not match the content */
+    CUZK_ECURVE,    /* point not on the curve, not in the subgroup, or at infinity */
+    CUZK_EVERIFY,   /* proof did not verify */
     CUZK_EUNSUPPORTED,
     CUZK_EINTERNAL,
 } cuzk_err;

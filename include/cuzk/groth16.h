@@ -16,8 +16,8 @@
 
 /* Seconds spent in each phase of one proof. */
 typedef struct {
-    double spmv;     /* a, b, c = A.w, B.w, C.w */
-    double h;        /* NTTs: the H polynomial */
+    double spmv; /* a, b, c = A.w, B.w, C.w */
+    double h;    /* NTTs: the H polynomial */
     double msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2;
     double total;
     cuzk_msm_stats st_l, st_a, st_b_g1; /* 0/1 statistics of the split MSMs */
@@ -28,8 +28,8 @@ typedef struct {
  * for tests. The params must belong to the circuit (counts are checked: a
  * mismatch is EINVAL naming the section). timings may be NULL. */
 cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const cuzk_pce *pce,
-                            const cuzk_fr *w, const cuzk_fr *r, const cuzk_fr *s,
-                            cuzk_proof *out, cuzk_prove_timings *timings);
+                            const cuzk_fr *w, const cuzk_fr *r, const cuzk_fr *s, cuzk_proof *out,
+                            cuzk_prove_timings *timings);
 
 /* Verify a proof against public inputs x_1..x_n (ONE excluded):
  * CUZK_OK when valid, CUZK_EVERIFY when not, EINVAL when n does not match the

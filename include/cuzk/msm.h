@@ -20,19 +20,19 @@
 #include "cuzk/fr.h"
 
 typedef struct {
-    uint64_t n;        /* entries considered (density set) */
-    uint64_t zeros;    /* skipped */
-    uint64_t ones;     /* summed by batch addition */
-    uint64_t others;   /* sent to Pippenger */
+    uint64_t n;      /* entries considered (density set) */
+    uint64_t zeros;  /* skipped */
+    uint64_t ones;   /* summed by batch addition */
+    uint64_t others; /* sent to Pippenger */
 } cuzk_msm_stats;
 
 /* out = sum_{i < n, density(i)} k[i] * bases[rank(i)]. density == NULL means
  * every entry has a base (rank(i) = i). n_bases must equal the number of set
  * bits (or n); EINVAL otherwise. stats may be NULL. Allocates scratch. */
-cuzk_err cuzk_msm_g1(blst_p1 *out, const blst_p1_affine *bases, size_t n_bases,
-                     const cuzk_fr *k, const uint64_t *density, size_t n, cuzk_msm_stats *stats);
-cuzk_err cuzk_msm_g2(blst_p2 *out, const blst_p2_affine *bases, size_t n_bases,
-                     const cuzk_fr *k, const uint64_t *density, size_t n, cuzk_msm_stats *stats);
+cuzk_err cuzk_msm_g1(blst_p1 *out, const blst_p1_affine *bases, size_t n_bases, const cuzk_fr *k,
+                     const uint64_t *density, size_t n, cuzk_msm_stats *stats);
+cuzk_err cuzk_msm_g2(blst_p2 *out, const blst_p2_affine *bases, size_t n_bases, const cuzk_fr *k,
+                     const uint64_t *density, size_t n, cuzk_msm_stats *stats);
 
 /* Number of set bits among the first n bits of a bitmap. */
 uint64_t cuzk_bitmap_count(const uint64_t *bits, size_t n);

@@ -51,15 +51,15 @@ static int usage(const char *msg)
 {
     if (msg)
         fprintf(stderr, "cuzk: %s\n", msg);
-    fprintf(stderr,
-            "usage:\n"
-            "  cuzk synth   --constraints N [--public-inputs K] [--seed S] --out PREFIX\n"
-            "  cuzk setup   (--pce FILE | --constraints N [--public-inputs K] [--seed S]) --out PREFIX\n"
-            "  cuzk prove   --params P --pce C --witness W [--witness W2 ...] --out PROOF\n"
-            "               [--backend cpu|cuda|auto] [--threads N] [--fixed-rs]\n"
-            "  cuzk verify  --vk V --public F --proof P\n"
-            "  cuzk inspect FILE...\n"
-            "  cuzk devices\n");
+    fprintf(stderr, "usage:\n"
+                    "  cuzk synth   --constraints N [--public-inputs K] [--seed S] --out PREFIX\n"
+                    "  cuzk setup   (--pce FILE | --constraints N [--public-inputs K] [--seed S]) "
+                    "--out PREFIX\n"
+                    "  cuzk prove   --params P --pce C --witness W [--witness W2 ...] --out PROOF\n"
+                    "               [--backend cpu|cuda|auto] [--threads N] [--fixed-rs]\n"
+                    "  cuzk verify  --vk V --public F --proof P\n"
+                    "  cuzk inspect FILE...\n"
+                    "  cuzk devices\n");
     return 2;
 }
 

@@ -143,8 +143,7 @@ static int bench_msm(int argc, char **argv)
 static int bench_prove(int argc, char **argv)
 {
     const char *pp = arg(argc, argv, "--params", NULL), *cp = arg(argc, argv, "--pce", NULL),
-               *wp = arg(argc, argv, "--witness", NULL),
-               *bn = arg(argc, argv, "--backend", "cpu");
+               *wp = arg(argc, argv, "--witness", NULL), *bn = arg(argc, argv, "--backend", "cpu");
     int reps = atoi(arg(argc, argv, "--reps", "3"));
     if (reps < 1 || reps > MAX_REPS)
         reps = 3;
@@ -162,8 +161,8 @@ static int bench_prove(int argc, char **argv)
     if ((e = cuzk_pce_load(&pce, cp)) || (e = cuzk_params_read(pp, &params, 0)) ||
         (e = cuzk_witness_read(wp, &w, &ni, &na)) || (e = cuzk_backend_open(bn, &be)))
         return die("prove", e);
-    double spmv[MAX_REPS], h[MAX_REPS], mh[MAX_REPS], ml[MAX_REPS], ma[MAX_REPS],
-        mb1[MAX_REPS], mb2[MAX_REPS], tot[MAX_REPS];
+    double spmv[MAX_REPS], h[MAX_REPS], mh[MAX_REPS], ml[MAX_REPS], ma[MAX_REPS], mb1[MAX_REPS],
+        mb2[MAX_REPS], tot[MAX_REPS];
     for (int r = 0; r < reps; r++) {
         cuzk_proof proof;
         cuzk_prove_timings tm;

@@ -26,9 +26,15 @@ const char *cuzk_err_name(cuzk_err e)
     return "E?";
 }
 
-const char *cuzk_errmsg(void) { return errmsg; }
+const char *cuzk_errmsg(void)
+{
+    return errmsg;
+}
 
-void cuzk_err_clear(void) { errmsg[0] = 0; }
+void cuzk_err_clear(void)
+{
+    errmsg[0] = 0;
+}
 
 cuzk_err cuzk_fail(cuzk_err e, const char *fmt, ...)
 {

@@ -27,7 +27,10 @@ cuzk_err cuzk_log_open(const char *path)
     return CUZK_OK;
 }
 
-void cuzk_log_set_level(cuzk_log_level lvl) { log_level = lvl; }
+void cuzk_log_set_level(cuzk_log_level lvl)
+{
+    log_level = lvl;
+}
 
 void cuzk_log(cuzk_log_level lvl, const char *fmt, ...)
 {

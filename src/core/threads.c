@@ -17,8 +17,8 @@ static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t pool_done = PTHREAD_COND_INITIALIZER;
 static pthread_mutex_t pool_call_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t *workers;
-static unsigned n_workers;   /* threads besides the caller */
-static unsigned n_threads;   /* 0 = not yet decided */
+static unsigned n_workers; /* threads besides the caller */
+static unsigned n_threads; /* 0 = not yet decided */
 static unsigned long generation;
 static int stopping;
 

@@ -15,8 +15,7 @@ static cuzk_err map_blst(BLST_ERROR e, const char *what)
     case BLST_SUCCESS: return CUZK_OK;
     case BLST_BAD_ENCODING: return cuzk_fail(CUZK_EFORMAT, "%s: bad encoding", what);
     case BLST_POINT_NOT_ON_CURVE: return cuzk_fail(CUZK_ECURVE, "%s: point not on curve", what);
-    case BLST_POINT_NOT_IN_GROUP:
-        return cuzk_fail(CUZK_ECURVE, "%s: point not in subgroup", what);
+    case BLST_POINT_NOT_IN_GROUP: return cuzk_fail(CUZK_ECURVE, "%s: point not in subgroup", what);
     default: return cuzk_fail(CUZK_EFORMAT, "%s: decode error %d", what, (int)e);
     }
 }
@@ -48,7 +47,10 @@ DEFINE_DECODE(cuzk_g1_decode_compressed, blst_p1_affine, 48, 1, blst_p1_uncompre
 DEFINE_DECODE(cuzk_g2_decode_compressed, blst_p2_affine, 96, 1, blst_p2_uncompress,
               blst_p2_affine_is_inf, blst_p2_affine_in_g2, "compressed G2 point")
 
-void cuzk_g1_encode(uint8_t out[96], const blst_p1_affine *p) { blst_p1_affine_serialize(out, p); }
+void cuzk_g1_encode(uint8_t out[96], const blst_p1_affine *p)
+{
+    blst_p1_affine_serialize(out, p);
+}
 void cuzk_g2_encode(uint8_t out[192], const blst_p2_affine *p)
 {
     blst_p2_affine_serialize(out, p);
@@ -91,7 +93,7 @@ static unsigned window_digit(const blst_scalar *s, unsigned j, unsigned w)
     cuzk_err P##_fixed_init(FIX *f, const PT *base, unsigned wbits)                                \
     {                                                                                              \
         if (wbits < 2 || wbits > 16)                                                               \
-            return cuzk_fail(CUZK_EINVAL, "fixed-base window %u out of range", wbits);           \
+            return cuzk_fail(CUZK_EINVAL, "fixed-base window %u out of range", wbits);             \
         f->wbits = wbits;                                                                          \
         f->nwin = (255 + wbits - 1) / wbits;                                                       \
         size_t per = (size_t)1 << wbits, total = per * f->nwin;                                    \
@@ -101,7 +103,7 @@ static unsigned window_digit(const blst_scalar *s, unsigned j, unsigned w)
             free(f->t);                                                                            \
             free(proj);                                                                            \
             f->t = NULL;                                                                           \
-            return cuzk_fail(CUZK_ENOMEM, "fixed-base table (%zu points): out of memory", total); \
+            return cuzk_fail(CUZK_ENOMEM, "fixed-base table (%zu points): out of memory", total);  \
         }                                                                                          \
         PT b = *base;                                                                              \
         for (unsigned j = 0; j < f->nwin; j++) {                                                   \
@@ -113,7 +115,7 @@ static unsigned window_digit(const blst_scalar *s, unsigned j, unsigned w)
             for (unsigned i = 0; i < wbits; i++)                                                   \
                 DBL(&b, &b);                                                                       \
         }                                                                                          \
-        /* blst's batch conversion needs no infinity in a run: convert each     \
+        /* blst's batch conversion needs no infinity in a run: convert each                        \
          * row from d = 1 and keep entry 0 as the all-zero infinity. */                            \
         for (unsigned j = 0; j < f->nwin; j++) {                                                   \
             const PT *ptrs[2] = {proj + (size_t)j * per + 1, NULL};                                \
@@ -170,8 +172,14 @@ static unsigned window_digit(const blst_scalar *s, unsigned j, unsigned w)
         cuzk_parallel_for(n, 256, P##_fixed_range, &c);                                            \
     }
 
-static int cuzk_g1_is_inf_(const blst_p1 *p) { return blst_p1_is_inf(p); }
-static int cuzk_g2_is_inf_(const blst_p2 *p) { return blst_p2_is_inf(p); }
+static int cuzk_g1_is_inf_(const blst_p1 *p)
+{
+    return blst_p1_is_inf(p);
+}
+static int cuzk_g2_is_inf_(const blst_p2 *p)
+{
+    return blst_p2_is_inf(p);
+}
 
 DEFINE_FIXED(cuzk_g1, cuzk_g1_fixed, blst_p1, blst_p1_affine, blst_p1_add_or_double,
              blst_p1_add_or_double_affine, blst_p1_double, blst_p1_to_affine, blst_p1s_to_affine)

@@ -12,25 +12,37 @@
 const uint64_t CUZK_FR_MODULUS[4] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL,
                                      0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL};
 
-void cuzk_fr_zero(cuzk_fr *r) { memset(r, 0, sizeof *r); }
+void cuzk_fr_zero(cuzk_fr *r)
+{
+    memset(r, 0, sizeof *r);
+}
 void cuzk_fr_from_u64(cuzk_fr *r, uint64_t v)
 {
     uint64_t l[4] = {v, 0, 0, 0};
     blst_fr_from_uint64(r, l);
 }
-void cuzk_fr_one(cuzk_fr *r) { cuzk_fr_from_u64(r, 1); }
+void cuzk_fr_one(cuzk_fr *r)
+{
+    cuzk_fr_from_u64(r, 1);
+}
 int cuzk_fr_is_zero(const cuzk_fr *a)
 {
     return (a->l[0] | a->l[1] | a->l[2] | a->l[3]) == 0;
 }
-int cuzk_fr_eq(const cuzk_fr *a, const cuzk_fr *b) { return memcmp(a, b, sizeof *a) == 0; }
+int cuzk_fr_eq(const cuzk_fr *a, const cuzk_fr *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
 int cuzk_fr_is_one(const cuzk_fr *a)
 {
     cuzk_fr one;
     cuzk_fr_one(&one);
     return cuzk_fr_eq(a, &one);
 }
-void cuzk_fr_neg(cuzk_fr *r, const cuzk_fr *a) { blst_fr_cneg(r, a, 1); }
+void cuzk_fr_neg(cuzk_fr *r, const cuzk_fr *a)
+{
+    blst_fr_cneg(r, a, 1);
+}
 
 void cuzk_fr_pow(cuzk_fr *r, const cuzk_fr *a, const uint64_t e[4])
 {
@@ -51,7 +63,10 @@ void cuzk_fr_pow_u64(cuzk_fr *r, const cuzk_fr *a, uint64_t e)
     cuzk_fr_pow(r, a, l);
 }
 
-void cuzk_fr_inv(cuzk_fr *r, const cuzk_fr *a) { blst_fr_inverse(r, a); }
+void cuzk_fr_inv(cuzk_fr *r, const cuzk_fr *a)
+{
+    blst_fr_inverse(r, a);
+}
 
 static int limbs_lt_modulus(const uint64_t l[4])
 {
@@ -78,7 +93,10 @@ cuzk_err cuzk_fr_from_bytes_le(cuzk_fr *r, const uint8_t in[32])
     return CUZK_OK;
 }
 
-void cuzk_fr_to_u64s(uint64_t out[4], const cuzk_fr *a) { blst_uint64_from_fr(out, a); }
+void cuzk_fr_to_u64s(uint64_t out[4], const cuzk_fr *a)
+{
+    blst_uint64_from_fr(out, a);
+}
 
 void cuzk_fr_to_bytes_le(uint8_t out[32], const cuzk_fr *a)
 {
@@ -143,7 +161,10 @@ cuzk_err cuzk_fr_from_str(cuzk_fr *r, const char *s)
     return CUZK_OK;
 }
 
-void cuzk_fr_generator(cuzk_fr *g) { cuzk_fr_from_u64(g, 7); }
+void cuzk_fr_generator(cuzk_fr *g)
+{
+    cuzk_fr_from_u64(g, 7);
+}
 
 cuzk_err cuzk_fr_root_of_unity(cuzk_fr *w, unsigned log_n)
 {
@@ -172,7 +193,10 @@ void cuzk_rng_seed(cuzk_rng *g, uint64_t seed)
     }
 }
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
 
 uint64_t cuzk_rng_u64(cuzk_rng *g)
 {

@@ -33,4 +33,7 @@ void cuzk_backend_close(cuzk_backend *be)
         be->ops->close(be);
 }
 
-const char *cuzk_backend_name(const cuzk_backend *be) { return be->ops->name; }
+const char *cuzk_backend_name(const cuzk_backend *be)
+{
+    return be->ops->name;
+}

@@ -11,8 +11,7 @@ typedef struct {
     int have_dom;
 } cpu_impl;
 
-static cuzk_err cpu_compute_h(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b,
-                              cuzk_fr *c)
+static cuzk_err cpu_compute_h(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c)
 {
     cpu_impl *im = be->impl;
     if (!im->have_dom || im->dom.log_n != log_m) {

@@ -143,13 +143,13 @@ cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const c
         goto out;
     tm->msm_a = cuzk_now() - t;
     t = cuzk_now();
-    if ((rc = be->ops->msm_g1(be, &b1_sum, params->b_g1, params->n_b_g1, w, pce->b_density,
-                              n_vars, &tm->st_b_g1)))
+    if ((rc = be->ops->msm_g1(be, &b1_sum, params->b_g1, params->n_b_g1, w, pce->b_density, n_vars,
+                              &tm->st_b_g1)))
         goto out;
     tm->msm_b_g1 = cuzk_now() - t;
     t = cuzk_now();
-    if ((rc = be->ops->msm_g2(be, &b2_sum, params->b_g2, params->n_b_g2, w, pce->b_density,
-                              n_vars, NULL)))
+    if ((rc = be->ops->msm_g2(be, &b2_sum, params->b_g2, params->n_b_g2, w, pce->b_density, n_vars,
+                              NULL)))
         goto out;
     tm->msm_b_g2 = cuzk_now() - t;
 

@@ -55,7 +55,10 @@ static cuzk_err emit(cuzk_params_writer *wr, const cuzk_g1_fixed *t1, const cuzk
     return CUZK_OK;
 }
 
-static int bit(const uint64_t *d, size_t i) { return (d[i / 64] >> (i % 64)) & 1; }
+static int bit(const uint64_t *d, size_t i)
+{
+    return (d[i / 64] >> (i % 64)) & 1;
+}
 
 /* Scalars of the A or B query: the columns whose density bit is set. */
 static cuzk_err select_dense(const cuzk_fr *u, const uint64_t *dens, size_t n, cuzk_fr **out,
@@ -156,8 +159,8 @@ cuzk_err cuzk_groth16_setup(const cuzk_pce *pce, const char *params_path, const 
     int wr_open = 0;
     char *tmp_path = NULL, *vk_tmp = NULL;
     if (!lag || !tmp || !u || !v || !w || !buf) {
-        rc = cuzk_fail(CUZK_ENOMEM, "setup: out of memory (%zu constraints, %zu variables)", nc,
-                       nv);
+        rc =
+            cuzk_fail(CUZK_ENOMEM, "setup: out of memory (%zu constraints, %zu variables)", nc, nv);
         goto out;
     }
 
@@ -220,8 +223,7 @@ cuzk_err cuzk_groth16_setup(const cuzk_pce *pce, const char *params_path, const 
         goto out;
     }
     cuzk_g1_fixed_mul_batch(vk.ic, &t1, w, ni);
-    if ((rc = cuzk_params_writer_begin(&wr, ni)) ||
-        (rc = cuzk_params_writer_g1(&wr, vk.ic, ni)))
+    if ((rc = cuzk_params_writer_begin(&wr, ni)) || (rc = cuzk_params_writer_g1(&wr, vk.ic, ni)))
         goto out;
     tm->vk = cuzk_now() - t;
 

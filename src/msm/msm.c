@@ -26,7 +26,10 @@ uint64_t cuzk_bitmap_count(const uint64_t *bits, size_t n)
     return c;
 }
 
-static int density_bit(const uint64_t *d, size_t i) { return !d || ((d[i / 64] >> (i % 64)) & 1); }
+static int density_bit(const uint64_t *d, size_t i)
+{
+    return !d || ((d[i / 64] >> (i % 64)) & 1);
+}
 
 /* Everything below is written once for G1 and G2 through this macro; the
  * two groups differ only in types and blst function names. */
@@ -37,7 +40,7 @@ static int density_bit(const uint64_t *d, size_t i) { return !d || ((d[i / 64] >
         const uint64_t *density;                                                                   \
         size_t n;                                                                                  \
         const uint64_t *block_base; /* first base index of each block */                           \
-        PT *block_ones;             /* per-block sum of bases with scalar 1 */                    \
+        PT *block_ones;             /* per-block sum of bases with scalar 1 */                     \
         const AFF **sig_pts;        /* per-block slices, BLOCK_ENTRIES each */                     \
         blst_scalar *sig_k;                                                                        \
         uint32_t *block_nsig;                                                                      \
@@ -136,7 +139,7 @@ static int density_bit(const uint64_t *d, size_t i) { return !d || ((d[i / 64] >
         uint64_t want = density ? cuzk_bitmap_count(density, n) : n;                               \
         if (want != n_bases)                                                                       \
             return cuzk_fail(CUZK_EINVAL,                                                          \
-                             "MSM: %zu bases for %llu selected scalars (density mismatch)",       \
+                             "MSM: %zu bases for %llu selected scalars (density mismatch)",        \
                              n_bases, (unsigned long long)want);                                   \
         if (stats)                                                                                 \
             memset(stats, 0, sizeof *stats);                                                       \
@@ -213,8 +216,14 @@ static int density_bit(const uint64_t *d, size_t i) { return !d || ((d[i / 64] >
         return rc;                                                                                 \
     }
 
-static void g1_from_affine_(blst_p1 *o, const blst_p1_affine *a) { blst_p1_from_affine(o, a); }
-static void g2_from_affine_(blst_p2 *o, const blst_p2_affine *a) { blst_p2_from_affine(o, a); }
+static void g1_from_affine_(blst_p1 *o, const blst_p1_affine *a)
+{
+    blst_p1_from_affine(o, a);
+}
+static void g2_from_affine_(blst_p2 *o, const blst_p2_affine *a)
+{
+    blst_p2_from_affine(o, a);
+}
 
 DEFINE_MSM(g1, blst_p1, blst_p1_affine, blst_p1_add_or_double, blst_p1s_add,
            blst_p1s_mult_pippenger, blst_p1s_mult_pippenger_scratch_sizeof, blst_p1_mult)

@@ -9,8 +9,8 @@ static void test_root_of_unity(void)
     /* ROOT_OF_UNITY of blstrs Scalar (big-endian hex), a published constant. */
     cuzk_fr w, want;
     CHECK_OK(cuzk_fr_root_of_unity(&w, 32));
-    CHECK_OK(cuzk_fr_from_str(&want,
-                              "0x16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b"));
+    CHECK_OK(cuzk_fr_from_str(
+        &want, "0x16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b"));
     CHECK(cuzk_fr_eq(&w, &want));
     /* Order exactly 2^k for several k. */
     for (unsigned k = 0; k <= 32; k += 4) {
@@ -60,9 +60,9 @@ static void test_encoding(void)
     cuzk_fr_to_u64s(l, &x);
     CHECK(l[0] == 12345678901234567890ULL && l[1] == 0);
     CHECK_ERR(cuzk_fr_from_str(&x, "12z"), CUZK_EINVAL, "bad digit");
-    CHECK_ERR(cuzk_fr_from_str(&x,
-                               "0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001"),
-              CUZK_EINVAL, ">= r");
+    CHECK_ERR(
+        cuzk_fr_from_str(&x, "0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001"),
+        CUZK_EINVAL, ">= r");
     CHECK_ERR(cuzk_fr_from_str(&x, ""), CUZK_EINVAL, "empty");
 }
 

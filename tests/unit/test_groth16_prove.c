@@ -101,8 +101,7 @@ static void round_trip(cuzk_backend *be, uint64_t n, uint32_t n_public)
                   "does not verify");
         free(bad);
     }
-    CHECK_ERR(cuzk_groth16_verify(&f.vk, x, n_public + 1, &proof), CUZK_EINVAL,
-              "public inputs");
+    CHECK_ERR(cuzk_groth16_verify(&f.vk, x, n_public + 1, &proof), CUZK_EINVAL, "public inputs");
     fixture_free(&f);
 }
 

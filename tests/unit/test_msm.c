@@ -88,8 +88,8 @@ static void test_g1(size_t n, int with_density)
     cuzk_threads_set(2);
     CHECK(blst_p1_is_equal(&got1, &got));
     /* A base count that disagrees with the density is refused. */
-    CHECK_ERR(cuzk_msm_g1(&got, bases, nb + 1, k, with_density ? dens : NULL, n, NULL),
-              CUZK_EINVAL, "density mismatch");
+    CHECK_ERR(cuzk_msm_g1(&got, bases, nb + 1, k, with_density ? dens : NULL, n, NULL), CUZK_EINVAL,
+              "density mismatch");
     free(dens);
     free(bases);
     free(k);
