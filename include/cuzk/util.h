@@ -38,4 +38,30 @@ cuzk_err cuzk_read_file(const char *path, uint8_t **data, size_t *size);
 /* Write a buffer to a file, replacing it. */
 cuzk_err cuzk_write_file(const char *path, const void *data, size_t size);
 
+/* Little-endian integers in byte buffers (file headers). */
+static inline void cuzk_put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void cuzk_put_le64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint32_t cuzk_get_le32(const uint8_t *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+static inline uint64_t cuzk_get_le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
 #endif

@@ -39,62 +39,37 @@ typedef struct {
     uint64_t body_checksum, header_checksum;
 } pce_header;
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint32_t get32(const uint8_t *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-static uint64_t get64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
 static void header_encode(uint8_t *out, const pce_header *h)
 {
     memcpy(out, PCE_MAGIC, 8);
-    put32(out + 8, h->version);
-    put32(out + 12, h->field);
-    put32(out + 16, h->n_inputs);
-    put32(out + 20, h->flags);
-    put64(out + 24, h->n_aux);
-    put64(out + 32, h->n_constraints);
+    cuzk_put_le32(out + 8, h->version);
+    cuzk_put_le32(out + 12, h->field);
+    cuzk_put_le32(out + 16, h->n_inputs);
+    cuzk_put_le32(out + 20, h->flags);
+    cuzk_put_le64(out + 24, h->n_aux);
+    cuzk_put_le64(out + 32, h->n_constraints);
     for (int k = 0; k < 3; k++)
-        put64(out + 40 + 8 * k, h->nnz[k]);
-    put32(out + 64, h->n_coeffs);
-    put32(out + 68, h->log_domain);
-    put64(out + 72, h->body_checksum);
-    put64(out + 80, cuzk_checksum64(out, 80));
+        cuzk_put_le64(out + 40 + 8 * k, h->nnz[k]);
+    cuzk_put_le32(out + 64, h->n_coeffs);
+    cuzk_put_le32(out + 68, h->log_domain);
+    cuzk_put_le64(out + 72, h->body_checksum);
+    cuzk_put_le64(out + 80, cuzk_checksum64(out, 80));
 }
 
 static void header_decode(pce_header *h, const uint8_t *in)
 {
-    h->version = get32(in + 8);
-    h->field = get32(in + 12);
-    h->n_inputs = get32(in + 16);
-    h->flags = get32(in + 20);
-    h->n_aux = get64(in + 24);
-    h->n_constraints = get64(in + 32);
+    h->version = cuzk_get_le32(in + 8);
+    h->field = cuzk_get_le32(in + 12);
+    h->n_inputs = cuzk_get_le32(in + 16);
+    h->flags = cuzk_get_le32(in + 20);
+    h->n_aux = cuzk_get_le64(in + 24);
+    h->n_constraints = cuzk_get_le64(in + 32);
     for (int k = 0; k < 3; k++)
-        h->nnz[k] = get64(in + 40 + 8 * k);
-    h->n_coeffs = get32(in + 64);
-    h->log_domain = get32(in + 68);
-    h->body_checksum = get64(in + 72);
-    h->header_checksum = get64(in + 80);
+        h->nnz[k] = cuzk_get_le64(in + 40 + 8 * k);
+    h->n_coeffs = cuzk_get_le32(in + 64);
+    h->log_domain = cuzk_get_le32(in + 68);
+    h->body_checksum = cuzk_get_le64(in + 72);
+    h->header_checksum = cuzk_get_le64(in + 80);
 }
 
 static unsigned log_domain_of(uint64_t n)

@@ -24,31 +24,6 @@
 
 static const uint8_t WIT_MAGIC[8] = {'C', 'U', 'Z', 'K', 'W', 'I', 'T', 0};
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint32_t get32(const uint8_t *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-static uint64_t get64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
 static cuzk_err write_all(int fd, const void *buf, size_t n, const char *path)
 {
     const uint8_t *p = buf;
@@ -83,9 +58,9 @@ static cuzk_err write_content(int fd, const char *tmp, const cuzk_fr *w, uint32_
 {
     uint8_t hdr[CUZK_WITNESS_HEADER_SIZE] = {0};
     memcpy(hdr, WIT_MAGIC, 8);
-    put32(hdr + 8, CUZK_WITNESS_VERSION);
-    put32(hdr + 12, n_inputs);
-    put64(hdr + 16, n_aux);
+    cuzk_put_le32(hdr + 8, CUZK_WITNESS_VERSION);
+    cuzk_put_le32(hdr + 12, n_inputs);
+    cuzk_put_le64(hdr + 16, n_aux);
     CUZK_TRY(write_all(fd, hdr, sizeof hdr, tmp));
     uint64_t n = (uint64_t)n_inputs + n_aux;
     for (uint64_t at = 0; at < n; at += CHUNK_ELEMS) {
@@ -100,7 +75,7 @@ static cuzk_err write_content(int fd, const char *tmp, const cuzk_fr *w, uint32_
         cuzk_checksum64(map.data + CUZK_WITNESS_HEADER_SIZE, map.size - CUZK_WITNESS_HEADER_SIZE);
     cuzk_mapfile_close(&map);
     uint8_t ckb[8];
-    put64(ckb, ck);
+    cuzk_put_le64(ckb, ck);
     if (pwrite(fd, ckb, 8, 24) != 8)
         return cuzk_fail(CUZK_EIO, "witness: writing %s failed: %s", tmp, strerror(errno));
     return CUZK_OK;
@@ -160,8 +135,8 @@ static cuzk_err read_mapped(const char *path, const uint8_t *d, size_t size, cuz
                          size, CUZK_WITNESS_HEADER_SIZE);
     if (memcmp(d, WIT_MAGIC, 8) != 0)
         return cuzk_fail(CUZK_EFORMAT, "%s: bad magic (not a cuzk witness file)", path);
-    uint32_t version = get32(d + 8), ni = get32(d + 12);
-    uint64_t na = get64(d + 16), stored = get64(d + 24);
+    uint32_t version = cuzk_get_le32(d + 8), ni = cuzk_get_le32(d + 12);
+    uint64_t na = cuzk_get_le64(d + 16), stored = cuzk_get_le64(d + 24);
     if (version != CUZK_WITNESS_VERSION)
         return cuzk_fail(CUZK_EFORMAT, "%s: unsupported version %u (this build reads %u)", path,
                          version, CUZK_WITNESS_VERSION);
