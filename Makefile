@@ -1,6 +1,7 @@
 # Entry points. `make` installs what is missing (scripts/deps.sh) and builds;
 # `make test` also builds the ASan/UBSan tree and runs both test suites;
 # `make demo` runs setup -> prove -> verify on a built-in synthetic circuit.
+MAKEFLAGS += --no-print-directory
 BUILD     ?= build
 SAN_BUILD ?= build-san
 JOBS      ?= $(shell nproc)

@@ -4,7 +4,8 @@
  *                  writes PREFIX.pce, PREFIX.wit (witness), PREFIX.public
  *   cuzk setup   --pce FILE | --constraints N [--public-inputs K] [--seed S]
  *                  --out PREFIX        writes PREFIX.params, PREFIX.vk (and PREFIX.pce)
- *   cuzk prove   --params P --pce C --witness W [--witness W2 ...] --out PROOF
+ *   cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | --synthetic-seed S)
+ *                  --out PROOF   (with --synthetic-seed also PROOF.public)
  *                  [--backend cpu|cuda|auto] [--threads N] [--fixed-rs]
  *   cuzk verify  --vk V --public F --proof P
  *   cuzk inspect FILE...
@@ -34,9 +35,9 @@ typedef struct {
     const char *pce, *params, *vk, *public_path, *proof, *out, *backend;
     const char *witness[MAX_WITNESSES];
     int n_witness;
-    uint64_t constraints, seed;
+    uint64_t constraints, seed, synthetic_seed;
     uint32_t n_public;
-    int threads, fixed_rs, have_constraints;
+    int threads, fixed_rs, have_constraints, have_synthetic_seed;
     const char *files[MAX_WITNESSES];
     int n_files;
 } opts;
@@ -51,15 +52,18 @@ static int usage(const char *msg)
 {
     if (msg)
         fprintf(stderr, "cuzk: %s\n", msg);
-    fprintf(stderr, "usage:\n"
-                    "  cuzk synth   --constraints N [--public-inputs K] [--seed S] --out PREFIX\n"
-                    "  cuzk setup   (--pce FILE | --constraints N [--public-inputs K] [--seed S]) "
-                    "--out PREFIX\n"
-                    "  cuzk prove   --params P --pce C --witness W [--witness W2 ...] --out PROOF\n"
-                    "               [--backend cpu|cuda|auto] [--threads N] [--fixed-rs]\n"
-                    "  cuzk verify  --vk V --public F --proof P\n"
-                    "  cuzk inspect FILE...\n"
-                    "  cuzk devices\n");
+    fprintf(
+        stderr,
+        "usage:\n"
+        "  cuzk synth   --constraints N [--public-inputs K] [--seed S] --out PREFIX\n"
+        "  cuzk setup   (--pce FILE | --constraints N [--public-inputs K] [--seed S]) "
+        "--out PREFIX\n"
+        "  cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | --synthetic-seed S)\n"
+        "               --out PROOF\n"
+        "               [--backend cpu|cuda|auto] [--threads N] [--fixed-rs]\n"
+        "  cuzk verify  --vk V --public F --proof P\n"
+        "  cuzk inspect FILE...\n"
+        "  cuzk devices\n");
     return 2;
 }
 
@@ -102,13 +106,15 @@ static int parse_opts(int argc, char **argv, opts *o)
                 return fprintf(stderr, "cuzk: at most %d witnesses\n", MAX_WITNESSES), -1;
             o->witness[o->n_witness++] = v, i++;
         } else if (OPT("--constraints") || OPT("--seed") || OPT("--threads") ||
-                   OPT("--public-inputs")) {
+                   OPT("--synthetic-seed") || OPT("--public-inputs")) {
             if (parse_u64(v, &x))
                 return fprintf(stderr, "cuzk: %s: bad number \"%s\"\n", a, v), -1;
             if (!strcmp(a, "--constraints"))
                 o->constraints = x, o->have_constraints = 1;
             else if (!strcmp(a, "--seed"))
                 o->seed = x;
+            else if (!strcmp(a, "--synthetic-seed"))
+                o->synthetic_seed = x, o->have_synthetic_seed = 1;
             else if (!strcmp(a, "--threads"))
                 o->threads = (int)x;
             else
@@ -297,15 +303,57 @@ static int cmd_setup(opts *o)
     return e ? die("setup", e) : 0;
 }
 
+/* The witness of partition i: read from --witness, or (with
+ * --synthetic-seed) synthesized again, which is only accepted when the
+ * synthesized circuit is the one in the PCE. *cs owns w in that case. */
+static cuzk_err partition_witness(const opts *o, int i, const cuzk_pce *pce, cuzk_fr **w,
+                                  cuzk_r1cs **cs)
+{
+    *w = NULL;
+    *cs = NULL;
+    if (!o->have_synthetic_seed) {
+        uint32_t ni;
+        uint64_t na;
+        CUZK_TRY(cuzk_witness_read(o->witness[i], w, &ni, &na));
+        if (ni != pce->n_inputs || na != pce->n_aux) {
+            free(*w);
+            *w = NULL;
+            return cuzk_fail(CUZK_EINVAL,
+                             "%s: witness has %u inputs and %llu aux, the circuit has %u and %llu",
+                             o->witness[i], ni, (unsigned long long)na, pce->n_inputs,
+                             (unsigned long long)pce->n_aux);
+        }
+        return CUZK_OK;
+    }
+    cuzk_synth_params sp = {pce->n_constraints, pce->n_inputs - 1, o->synthetic_seed};
+    cuzk_pce *mine = NULL;
+    CUZK_TRY(cuzk_synth_build(&sp, 1, cs));
+    cuzk_err e = cuzk_pce_from_r1cs(&mine, *cs);
+    if (!e && mine->checksum != pce->checksum)
+        e = cuzk_fail(CUZK_EINVAL,
+                      "the synthetic circuit of seed %llu is not the circuit in %s (other seed?)",
+                      (unsigned long long)o->synthetic_seed, o->pce);
+    cuzk_pce_free(mine);
+    if (e) {
+        cuzk_r1cs_free(*cs);
+        *cs = NULL;
+        return e;
+    }
+    *w = (cuzk_fr *)cuzk_r1cs_assignment(*cs);
+    return CUZK_OK;
+}
+
 static int cmd_prove(opts *o)
 {
-    if (!o->params || !o->pce || !o->n_witness || !o->out)
-        return usage("prove needs --params, --pce, --witness and --out");
+    if (!o->params || !o->pce || !o->out || (o->n_witness > 0) == o->have_synthetic_seed)
+        return usage("prove needs --params, --pce, --out and either --witness or "
+                     "--synthetic-seed");
+    int parts = o->have_synthetic_seed ? 1 : o->n_witness;
     cuzk_pce *pce = NULL;
     cuzk_params params;
     memset(&params, 0, sizeof params);
     cuzk_backend *be = NULL;
-    cuzk_proof *proofs = calloc((size_t)o->n_witness, sizeof *proofs);
+    cuzk_proof *proofs = calloc((size_t)parts, sizeof *proofs);
     cuzk_err e = proofs ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
     double t0 = cuzk_now();
     if (!e)
@@ -327,18 +375,18 @@ static int cmd_prove(opts *o)
            "load_params_s=%.3f\n",
            cuzk_backend_name(be), cuzk_threads_count(), (unsigned long long)pce->n_constraints,
            pce->log_domain, t_pce, t_params);
-    for (int i = 0; i < o->n_witness && !e; i++) {
-        cuzk_fr *w = NULL;
-        uint32_t ni;
-        uint64_t na;
+    for (int i = 0; i < parts && !e; i++) {
+        cuzk_fr *w;
+        cuzk_r1cs *cs;
         double tw = cuzk_now();
-        e = cuzk_witness_read(o->witness[i], &w, &ni, &na);
+        e = partition_witness(o, i, pce, &w, &cs);
         tw = cuzk_now() - tw;
-        if (!e && (ni != pce->n_inputs || na != pce->n_aux))
-            e = cuzk_fail(CUZK_EINVAL,
-                          "%s: witness has %u inputs and %llu aux, the circuit has %u and %llu",
-                          o->witness[i], ni, (unsigned long long)na, pce->n_inputs,
-                          (unsigned long long)pce->n_aux);
+        if (!e && cs) {
+            char *xp = path_with(o->out, ".public");
+            e = xp ? public_write(xp, w + 1, pce->n_inputs - 1)
+                   : cuzk_fail(CUZK_ENOMEM, "out of memory");
+            free(xp);
+        }
         cuzk_fr r, s;
         if (o->fixed_rs) { /* reproducible proofs for tests only */
             cuzk_fr_from_u64(&r, 0x1234567 + (uint64_t)i);
@@ -357,13 +405,16 @@ static int cmd_prove(opts *o)
                    (unsigned long long)tm.st_l.others);
         else
             cuzk_fail_ctx(e, "partition %d: ", i);
-        free(w);
+        if (cs)
+            cuzk_r1cs_free(cs); /* owns w */
+        else
+            free(w);
     }
     if (!e)
-        e = cuzk_proofs_write(o->out, proofs, (size_t)o->n_witness);
+        e = cuzk_proofs_write(o->out, proofs, (size_t)parts);
     if (!e)
         printf("prove peak_rss_mib=%.1f wrote %s (%d x %d bytes)\n", cuzk_peak_rss() / 1048576.0,
-               o->out, o->n_witness, CUZK_PROOF_BYTES);
+               o->out, parts, CUZK_PROOF_BYTES);
     cuzk_backend_close(be);
     free(proofs);
     cuzk_pce_free(pce);

@@ -65,6 +65,11 @@ expect 2 "bad digit" -- "$CUZK" verify --vk "$T/c.vk" --public "$T/junk.public" 
 # Parameters of another circuit.
 expect 0 "wrote" -- "$CUZK" synth --constraints 1024 --public-inputs 3 --seed 5 --out "$T/e"
 expect 2 "do not match the circuit" -- "$CUZK" prove --params "$T/c.params" --pce "$T/e.pce" --witness "$T/e.wit" --out "$T/x.proof"
+# Witness synthesized again from the seed instead of a witness file.
+expect 0 "wrote" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --synthetic-seed 5 --out "$T/s.proof"
+expect 0 "proof is valid" -- "$CUZK" verify --vk "$T/c.vk" --public "$T/s.proof.public" --proof "$T/s.proof"
+expect 2 "is not the circuit in" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --synthetic-seed 6 --out "$T/x.proof"
+expect 2 "either --witness or --synthetic-seed" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --synthetic-seed 5 --witness "$T/c.wit" --out "$T/x.proof"
 # Bad usage and backends.
 expect 2 "unknown command" -- "$CUZK" frobnicate
 expect 2 "needs a value" -- "$CUZK" prove --params
