@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CPU benchmark of issue "Foundation": for synthetic circuits of 2^16, 2^18
+# CPU benchmark: for synthetic circuits of 2^16, 2^18
 # and 2^20 constraints, setup time (one process) and prove time per phase with
 # peak RSS (another process, so RSS is the prover's own).
 # Usage: bench/cpu_prove.sh [BUILD_DIR] [LOG2 SIZES...]
