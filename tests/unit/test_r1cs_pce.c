@@ -285,20 +285,11 @@ static doc_layout doc_layout_of(const cuzk_pce *p)
     return l;
 }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-    memcpy(p, &v, 8);
-}
-static void put32(uint8_t *p, uint32_t v)
-{
-    memcpy(p, &v, 4);
-}
-
 /* Recompute both checksums so that a structural change gets past them. */
 static void reseal(uint8_t *img, size_t size)
 {
-    put64(img + 72, cuzk_checksum64(img + 88, size - 88));
-    put64(img + 80, cuzk_checksum64(img, 80));
+    cuzk_put_le64(img + 72, cuzk_checksum64(img + 88, size - 88));
+    cuzk_put_le64(img + 80, cuzk_checksum64(img, 80));
 }
 
 /* Write a damaged copy of img and expect load to fail with code and needle. */
@@ -385,24 +376,24 @@ static void test_files(void)
     d[0] = 'X';
     EXPECT_BAD(d, size, CUZK_EFORMAT, "bad magic");
     FRESH();
-    put32(d + 8, 7);
+    cuzk_put_le32(d + 8, 7);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "unsupported version 7");
     FRESH();
-    put32(d + 12, 2);
+    cuzk_put_le32(d + 12, 2);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "unsupported field id 2");
     FRESH();
     d[30] ^= 0x10; /* inside n_aux */
     EXPECT_BAD(d, size, CUZK_ECHECKSUM, "header checksum mismatch");
     FRESH();
-    put32(d + 20, 1);
+    cuzk_put_le32(d + 20, 1);
     reseal(d, size);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "unsupported flags 0x1");
     FRESH();
-    put32(d + 68, p->log_domain + 1);
+    cuzk_put_le32(d + 68, p->log_domain + 1);
     reseal(d, size);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "log_domain");
     FRESH();
-    put64(d + 40, p->a.nnz + 1000); /* more A entries than the file holds */
+    cuzk_put_le64(d + 40, p->a.nnz + 1000); /* more A entries than the file holds */
     reseal(d, size);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "truncated");
     /* body */
@@ -418,28 +409,28 @@ static void test_files(void)
         at = p->a.row_ptr[++row];
     uint32_t n_cols = p->n_inputs + (uint32_t)p->n_aux;
     FRESH();
-    put32(d + l.col[0] + 4 * at, n_cols + 99);
+    cuzk_put_le32(d + l.col[0] + 4 * at, n_cols + 99);
     reseal(d, size);
     snprintf(want, sizeof want, "column %u out of range in row %llu of A", n_cols + 99,
              (unsigned long long)row);
     EXPECT_BAD(d, size, CUZK_EFORMAT, want);
     FRESH();
-    put32(d + l.coef[0] + 4 * at, p->n_coeffs);
+    cuzk_put_le32(d + l.coef[0] + 4 * at, p->n_coeffs);
     reseal(d, size);
     snprintf(want, sizeof want, "coefficient id %u out of range in row %llu of A", p->n_coeffs,
              (unsigned long long)row);
     EXPECT_BAD(d, size, CUZK_EFORMAT, want);
     FRESH();
-    put64(d + l.row_ptr[2] + 8 * 50, p->c.row_ptr[50] + 1000000);
+    cuzk_put_le64(d + l.row_ptr[2] + 8 * 50, p->c.row_ptr[50] + 1000000);
     reseal(d, size);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "row 49 of C ends at");
     FRESH();
     CHECK(p->b.row_ptr[49] > 0);
-    put64(d + l.row_ptr[1] + 8 * 50, 0); /* row 49 now ends before it starts */
+    cuzk_put_le64(d + l.row_ptr[1] + 8 * 50, 0); /* row 49 now ends before it starts */
     reseal(d, size);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "row_ptr of B decreases at row 49");
     FRESH();
-    put64(d + l.row_ptr[1] + 8 * m, p->b.nnz - 1);
+    cuzk_put_le64(d + l.row_ptr[1] + 8 * m, p->b.nnz - 1);
     reseal(d, size);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "not nnz");
     FRESH();
@@ -456,8 +447,8 @@ static void test_files(void)
         r2++;
     FRESH();
     uint64_t k0 = p->a.row_ptr[r2];
-    put32(d + l.col[0] + 4 * k0, p->a.col[k0 + 1]);
-    put32(d + l.col[0] + 4 * (k0 + 1), p->a.col[k0]);
+    cuzk_put_le32(d + l.col[0] + 4 * k0, p->a.col[k0 + 1]);
+    cuzk_put_le32(d + l.col[0] + 4 * (k0 + 1), p->a.col[k0]);
     reseal(d, size);
     snprintf(want, sizeof want, "columns not strictly increasing in row %llu of A",
              (unsigned long long)r2);

@@ -12,17 +12,9 @@
 
 static char path_good[512], path_bad[512];
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    memcpy(p, &v, 4);
-}
-static void put64(uint8_t *p, uint64_t v)
-{
-    memcpy(p, &v, 8);
-}
 static void reseal(uint8_t *d, size_t size)
 {
-    put64(d + 24, cuzk_checksum64(d + 32, size - 32));
+    cuzk_put_le64(d + 24, cuzk_checksum64(d + 32, size - 32));
 }
 
 static void expect_bad(const uint8_t *d, size_t size, cuzk_err code, const char *needle, int line)
@@ -94,13 +86,13 @@ static void test_bad_inputs(void)
     d[1] = 'X';
     EXPECT_BAD(d, size, CUZK_EFORMAT, "bad magic");
     FRESH();
-    put32(d + 8, 2);
+    cuzk_put_le32(d + 8, 2);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "unsupported version 2");
     FRESH();
-    put32(d + 12, 0);
+    cuzk_put_le32(d + 12, 0);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "n_inputs is 0");
     FRESH();
-    put64(d + 16, UINT64_MAX);
+    cuzk_put_le64(d + 16, UINT64_MAX);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "impossible size");
     FRESH();
     d[32 + 32 * 7 + 3] ^= 4;
