@@ -9,6 +9,7 @@
 #define CUZK_THREADS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* fn(ctx, begin, end, worker): process items [begin, end); worker is a stable
  * index < cuzk_threads_count() usable for per-thread scratch. */
@@ -23,6 +24,12 @@ void cuzk_threads_set(unsigned n);
 
 /* Run fn over [0, n) in chunks of at least `grain` items. */
 void cuzk_parallel_for(size_t n, size_t grain, cuzk_range_fn fn, void *ctx);
+
+/* bad(ctx, i) is non-zero when item i fails a check. Returns the lowest
+ * failing index in [0, n), or UINT64_MAX when none fails; the answer does not
+ * depend on the thread count. Chunks stop early past a known failure. */
+typedef int (*cuzk_index_pred)(void *ctx, uint64_t i);
+uint64_t cuzk_parallel_first(uint64_t n, size_t grain, cuzk_index_pred bad, void *ctx);
 
 /* Release the workers (optional; for leak checkers). */
 void cuzk_threads_shutdown(void);

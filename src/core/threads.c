@@ -176,3 +176,32 @@ void cuzk_parallel_for(size_t n, size_t grain, cuzk_range_fn fn, void *ctx)
     pthread_mutex_unlock(&pool_lock);
     pthread_mutex_unlock(&pool_call_lock);
 }
+
+typedef struct {
+    cuzk_index_pred bad;
+    void *ctx;
+    atomic_uint_fast64_t first;
+} first_ctx;
+
+static void first_range(void *vctx, size_t lo, size_t hi, unsigned worker)
+{
+    (void)worker;
+    first_ctx *c = vctx;
+    for (size_t i = lo; i < hi; i++) {
+        if (i >= atomic_load_explicit(&c->first, memory_order_relaxed))
+            return; /* an earlier failure is already known */
+        if (c->bad(c->ctx, i)) {
+            uint_fast64_t cur = atomic_load(&c->first);
+            while (i < cur && !atomic_compare_exchange_weak(&c->first, &cur, i))
+                ;
+            return;
+        }
+    }
+}
+
+uint64_t cuzk_parallel_first(uint64_t n, size_t grain, cuzk_index_pred bad, void *ctx)
+{
+    first_ctx c = {bad, ctx, UINT64_MAX};
+    cuzk_parallel_for((size_t)n, grain, first_range, &c);
+    return (uint64_t)atomic_load(&c.first);
+}

@@ -5,9 +5,7 @@
  * allocates, so a corrupt count gives a precise EFORMAT message instead of a
  * huge malloc or an over-read. The six VK elements are decoded one by one; the
  * big sections are decoded on the thread pool, since points decode
- * independently. Workers only record the lowest failing index (an atomic
- * minimum; a chunk stops at its first failure and skips indices above the
- * current minimum, so the final minimum is the true lowest). Error messages
+ * independently; cuzk_parallel_first() finds the lowest failing index. Error messages
  * are thread-local, so the caller re-decodes that one point to produce the
  * message on its own thread: the report is deterministic whatever the
  * scheduling. Any failure frees what was allocated and leaves *out zeroed.
@@ -31,7 +29,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -141,24 +138,14 @@ typedef struct {
     const uint8_t *src;
     uint8_t *dst;
     unsigned checks;
-    atomic_size_t first_bad; /* lowest failing index so far; SIZE_MAX if none */
 } decode_job;
 
-static void decode_range(void *vctx, size_t begin, size_t end, unsigned worker)
+/* Decodes point i; non-zero when it fails its checks. */
+static int decode_bad(void *vctx, uint64_t i)
 {
-    (void)worker;
     decode_job *j = vctx;
-    for (size_t i = begin; i < end; i++) {
-        if (i > atomic_load_explicit(&j->first_bad, memory_order_relaxed))
-            return; /* a lower index already failed */
-        if (j->g->decode(j->dst + i * j->g->aff_bytes, j->src + i * j->g->enc_bytes, j->checks) !=
-            CUZK_OK) {
-            size_t cur = atomic_load(&j->first_bad);
-            while (i < cur && !atomic_compare_exchange_weak(&j->first_bad, &cur, i)) {
-            }
-            return;
-        }
-    }
+    return j->g->decode(j->dst + i * j->g->aff_bytes, j->src + i * j->g->enc_bytes, j->checks) !=
+           CUZK_OK;
 }
 
 /* A count and its points; *out is malloc'd (NULL for an empty section). */
@@ -176,10 +163,9 @@ static cuzk_err read_section(cursor *c, const char *section, const group_desc *g
     if (!dst)
         return cuzk_fail(CUZK_ENOMEM, "%s: %s: cannot allocate %zu points", c->name, section, n);
     decode_job j = {.g = g, .src = c->data + c->off, .dst = dst, .checks = checks};
-    atomic_init(&j.first_bad, SIZE_MAX);
-    cuzk_parallel_for(n, POINT_GRAIN, decode_range, &j);
-    size_t bad = atomic_load(&j.first_bad);
-    if (bad != SIZE_MAX) {
+    uint64_t first = cuzk_parallel_first(n, POINT_GRAIN, decode_bad, &j);
+    if (first != UINT64_MAX) {
+        size_t bad = (size_t)first;
         size_t off = c->off + bad * g->enc_bytes;
         cuzk_err e = g->decode(dst + bad * g->aff_bytes, c->data + off, checks);
         free(dst);

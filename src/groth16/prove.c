@@ -15,31 +15,20 @@
 #include "cuzk/threads.h"
 #include "cuzk/util.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct {
     const cuzk_fr *a, *b, *c;
-    uint64_t bad; /* lowest failing row seen by any chunk, or UINT64_MAX */
-    pthread_mutex_t lock;
 } check_ctx;
 
-static void check_rows(void *vctx, size_t lo, size_t hi, unsigned w)
+/* Row i of the witness check: non-zero when a_i * b_i != c_i. */
+static int row_unsatisfied(void *vctx, uint64_t i)
 {
-    (void)w;
     check_ctx *c = vctx;
-    for (size_t i = lo; i < hi; i++) {
-        cuzk_fr t;
-        blst_fr_mul(&t, &c->a[i], &c->b[i]);
-        if (!cuzk_fr_eq(&t, &c->c[i])) {
-            pthread_mutex_lock(&c->lock);
-            if (i < c->bad)
-                c->bad = i;
-            pthread_mutex_unlock(&c->lock);
-            return;
-        }
-    }
+    cuzk_fr t;
+    blst_fr_mul(&t, &c->a[i], &c->b[i]);
+    return !cuzk_fr_eq(&t, &c->c[i]);
 }
 
 static cuzk_err check_counts(const cuzk_params *p, const cuzk_pce *pce)
@@ -109,11 +98,11 @@ cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const c
     t = cuzk_now();
     if ((rc = cuzk_pce_spmv(pce, w, a, b, c)) != CUZK_OK)
         goto out;
-    check_ctx cc = {a, b, c, UINT64_MAX, PTHREAD_MUTEX_INITIALIZER};
-    cuzk_parallel_for(pce->n_constraints, 4096, check_rows, &cc);
-    if (cc.bad != UINT64_MAX) {
+    check_ctx cc = {a, b, c};
+    uint64_t bad = cuzk_parallel_first(pce->n_constraints, 4096, row_unsatisfied, &cc);
+    if (bad != UINT64_MAX) {
         rc = cuzk_fail(CUZK_EINVAL, "witness does not satisfy constraint %llu",
-                       (unsigned long long)cc.bad);
+                       (unsigned long long)bad);
         goto out;
     }
     tm->spmv = cuzk_now() - t;

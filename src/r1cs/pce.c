@@ -4,7 +4,7 @@
  * One layout function computes every section offset from the counts; the
  * compiler fills a malloc'd image with it and the loader checks a mapping
  * against it, so the two can never disagree. The validation scans run on
- * the thread pool and only find the FIRST bad element (an atomic minimum);
+ * the thread pool and only find the FIRST bad element (cuzk_parallel_first);
  * the message is then built by re-examining that one element serially, which
  * keeps the hot loops free of formatting and the message deterministic. */
 #define _GNU_SOURCE
@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,37 +336,6 @@ cuzk_err cuzk_pce_write(const cuzk_pce *p, const char *path)
 
 /* ---- load and validate ---- */
 
-/* A parallel search for the first index that fails `bad`. */
-typedef int (*first_bad_fn)(void *ctx, uint64_t i);
-typedef struct {
-    first_bad_fn bad;
-    void *ctx;
-    _Atomic uint64_t first;
-} first_bad_ctx;
-
-static void first_bad_range(void *vctx, size_t lo, size_t hi, unsigned worker)
-{
-    (void)worker;
-    first_bad_ctx *c = vctx;
-    for (size_t i = lo; i < hi; i++) {
-        if (i >= atomic_load_explicit(&c->first, memory_order_relaxed))
-            return; /* an earlier failure is already known */
-        if (c->bad(c->ctx, i)) {
-            uint64_t cur = atomic_load(&c->first);
-            while (i < cur && !atomic_compare_exchange_weak(&c->first, &cur, i))
-                ;
-            return;
-        }
-    }
-}
-
-static uint64_t first_bad(uint64_t n, size_t grain, first_bad_fn bad, void *ctx)
-{
-    first_bad_ctx c = {bad, ctx, UINT64_MAX};
-    cuzk_parallel_for((size_t)n, grain, first_bad_range, &c);
-    return atomic_load(&c.first);
-}
-
 static int coeff_bad(void *ctx, uint64_t i)
 {
     const cuzk_fr *v = &((const cuzk_fr *)ctx)[i];
@@ -462,7 +430,7 @@ static cuzk_err check_matrix(const char *path, const cuzk_pce *p, int k, uint64_
                          (unsigned long long)n, MATRIX_NAME[k], (unsigned long long)m->row_ptr[n],
                          (unsigned long long)m->nnz);
     rows_ctx c = {p, m, density};
-    uint64_t r = first_bad(n, 4096, row_bad, &c);
+    uint64_t r = cuzk_parallel_first(n, 4096, row_bad, &c);
     return r == UINT64_MAX ? CUZK_OK : describe_row(path, p, m, k, r);
 }
 
@@ -498,7 +466,7 @@ static cuzk_err validate_body(const char *path, cuzk_pce *p, const pce_header *h
                          "%s: body checksum mismatch (header says 0x%016llx, content is "
                          "0x%016llx): the file is corrupt",
                          path, (unsigned long long)h->body_checksum, (unsigned long long)ck);
-    uint64_t i = first_bad(p->n_coeffs, 4096, coeff_bad, (void *)p->coeffs);
+    uint64_t i = cuzk_parallel_first(p->n_coeffs, 4096, coeff_bad, (void *)p->coeffs);
     if (i != UINT64_MAX)
         return cuzk_fail(CUZK_EFORMAT, "%s: coefficient %llu is %s", path, (unsigned long long)i,
                          cuzk_fr_is_zero(&p->coeffs[i]) ? "zero" : "not a reduced field element");

@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,20 +110,13 @@ cuzk_err cuzk_witness_write(const char *path, const cuzk_fr *w, uint32_t n_input
 typedef struct {
     const uint8_t *in;
     cuzk_fr *w;
-    _Atomic uint64_t first_bad;
 } decode_ctx;
 
-static void decode_range(void *vctx, size_t lo, size_t hi, unsigned worker)
+/* Decodes element i; non-zero when it is not canonical. */
+static int decode_bad(void *vctx, uint64_t i)
 {
-    (void)worker;
     decode_ctx *c = vctx;
-    for (size_t i = lo; i < hi; i++)
-        if (cuzk_fr_from_bytes_le(&c->w[i], c->in + 32 * i) != CUZK_OK) {
-            uint64_t cur = atomic_load(&c->first_bad);
-            while (i < cur && !atomic_compare_exchange_weak(&c->first_bad, &cur, i))
-                ;
-            return;
-        }
+    return cuzk_fr_from_bytes_le(&c->w[i], c->in + 32 * i) != CUZK_OK;
 }
 
 static cuzk_err read_mapped(const char *path, const uint8_t *d, size_t size, cuzk_fr **w,
@@ -163,9 +155,8 @@ static cuzk_err read_mapped(const char *path, const uint8_t *d, size_t size, cuz
     if (!out)
         return cuzk_fail(CUZK_ENOMEM, "%s: out of memory for %llu elements", path,
                          (unsigned long long)n);
-    decode_ctx c = {d + CUZK_WITNESS_HEADER_SIZE, out, UINT64_MAX};
-    cuzk_parallel_for((size_t)n, 4096, decode_range, &c);
-    uint64_t bad = atomic_load(&c.first_bad);
+    decode_ctx c = {d + CUZK_WITNESS_HEADER_SIZE, out};
+    uint64_t bad = cuzk_parallel_first(n, 4096, decode_bad, &c);
     if (bad != UINT64_MAX) {
         free(out);
         return cuzk_fail(CUZK_EFORMAT, "%s: element %llu is not a canonical scalar (>= r)", path,
