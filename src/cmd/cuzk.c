@@ -14,6 +14,7 @@
  * Every failure prints one line "cuzk: <what>: <why>" to stderr and exits
  * non-zero; `verify` exits 1 for an invalid proof and 2 for any other error.
  * Timings go to stdout as key=value lines. */
+#include "cmd/cmd.h"
 #include "cuzk/curve.h"
 #include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
@@ -64,6 +65,8 @@ static int usage(const char *msg)
         "  cuzk verify  --vk V --public F --proof P\n"
         "  cuzk inspect FILE...\n"
         "  cuzk devices\n");
+    for (const cuzk_subcommand *c = cuzk_subcommands; c->name; c++)
+        fprintf(stderr, "%s", c->usage);
     return 2;
 }
 
@@ -611,6 +614,11 @@ static int cmd_devices(void)
     return 0;
 }
 
+/* Subcommands with their own argument parsing, in src/cmd/cmd_*.c. */
+const cuzk_subcommand cuzk_subcommands[] = {
+    {NULL, NULL, NULL},
+};
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -620,6 +628,9 @@ int main(int argc, char **argv)
         usage(NULL);
         return 0;
     }
+    for (const cuzk_subcommand *c = cuzk_subcommands; c->name; c++)
+        if (!strcmp(cmd, c->name))
+            return c->main(argc - 2, argv + 2);
     opts o;
     if (parse_opts(argc - 2, argv + 2, &o))
         return 2;

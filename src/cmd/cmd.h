@@ -1,0 +1,20 @@
+/* Subcommands of the cuzk tool that live in their own src/cmd/cmd_*.c file.
+ *
+ * Each takes the arguments after its name (argv[0] is the first argument, not
+ * the program) and returns the process exit status. The convention of
+ * cuzk.c holds: one line "cuzk: <what>: <why>" on stderr for a failure, exit
+ * status 2 for usage and I/O errors. Register a new one in cuzk_subcommands
+ * (cuzk.c) and in the usage text there. */
+#ifndef CUZK_CMD_H
+#define CUZK_CMD_H
+
+typedef struct {
+    const char *name;
+    int (*main)(int argc, char **argv);
+    const char *usage; /* one or more lines, each starting "  cuzk <name>" */
+} cuzk_subcommand;
+
+/* Defined in cuzk.c: the table of subcommands, NULL-terminated. */
+extern const cuzk_subcommand cuzk_subcommands[];
+
+#endif
