@@ -107,4 +107,9 @@ cuzk_err cuzk_witness_write(const char *path, const cuzk_fr *w, uint32_t n_input
  * in the message) and w[0] != 1; ECHECKSUM when the body checksum differs. */
 cuzk_err cuzk_witness_read(const char *path, cuzk_fr **w, uint32_t *n_inputs, uint64_t *n_aux);
 
+/* The same checks on a witness image in memory (e.g. received over the
+ * network); `name` stands for the path in error messages. */
+cuzk_err cuzk_witness_parse(const uint8_t *data, size_t size, const char *name, cuzk_fr **w,
+                            uint32_t *n_inputs, uint64_t *n_aux);
+
 #endif

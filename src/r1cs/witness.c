@@ -181,3 +181,10 @@ cuzk_err cuzk_witness_read(const char *path, cuzk_fr **w, uint32_t *n_inputs, ui
     cuzk_mapfile_close(&map);
     return e;
 }
+
+cuzk_err cuzk_witness_parse(const uint8_t *data, size_t size, const char *name, cuzk_fr **w,
+                            uint32_t *n_inputs, uint64_t *n_aux)
+{
+    *w = NULL;
+    return read_mapped(name, data, size, w, n_inputs, n_aux);
+}
