@@ -31,6 +31,14 @@ typedef struct {
     cuzk_err (*msm_g2)(cuzk_backend *be, blst_p2 *out, const blst_p2_affine *bases, size_t n_bases,
                        const cuzk_fr *k, const uint64_t *density, size_t n, cuzk_msm_stats *stats);
     void (*close)(cuzk_backend *be);
+    /* H in snarkjs's basis (zkey files): a, b, c as for compute_h; on return
+     * a[0 .. m-1] holds a(x)*b(x) - c(x) at x = g*omega^i, i < m, natural
+     * order, where a(x), b(x), c(x) interpolate a, b, c on the m-domain and g
+     * is the primitive 2m-th root of unity (the odd coset of the 2m-domain).
+     * No division by Z: it is the constant -2 there, folded into the key.
+     * NULL: the prover uses cuzk_h_odd_coset_cpu (below). */
+    cuzk_err (*compute_h_odd_coset)(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b,
+                                    cuzk_fr *c);
 } cuzk_backend_ops;
 
 struct cuzk_backend {
@@ -44,5 +52,9 @@ struct cuzk_backend {
 cuzk_err cuzk_backend_open(const char *name, cuzk_backend **out);
 void cuzk_backend_close(cuzk_backend *be);
 const char *cuzk_backend_name(const cuzk_backend *be);
+
+/* The CPU reference of compute_h_odd_coset, for backends without one
+ * (builds the NTT tables of size m each call: O(sqrt m) memory). */
+cuzk_err cuzk_h_odd_coset_cpu(unsigned log_m, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c);
 
 #endif

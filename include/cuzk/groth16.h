@@ -31,6 +31,31 @@ cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const c
                             const cuzk_fr *w, const cuzk_fr *r, const cuzk_fr *s, cuzk_proof *out,
                             cuzk_prove_timings *timings);
 
+/* The basis of the H query, told apart by its length: bellperson's
+ * tau^i Z(tau)/delta has m - 1 points; snarkjs's basis (zkey files, and
+ * parameters converted from them) has m, one per point of the odd coset of
+ * the 2m-domain (backend.h compute_h_odd_coset). */
+typedef enum { CUZK_H_BELLPERSON, CUZK_H_ODD_COSET } cuzk_h_basis;
+
+/* What the prover needs of a circuit besides its matrices: the domain, the
+ * variable counts and which variables have a point in each query. */
+typedef struct {
+    unsigned log_m;
+    size_t n_inputs; /* including ONE */
+    size_t n_aux;
+    const uint64_t *a_density, *b_density; /* over n_inputs + n_aux columns */
+    const uint64_t *l_density;             /* over the n_aux columns; NULL: all */
+} cuzk_groth16_shape;
+
+/* The prover after the SpMV: a, b, c hold A.w, B.w, C.w zero-padded to
+ * m = 2^log_m elements; they are consumed as scratch. Used by
+ * cuzk_groth16_prove and by provers whose matrices are not a PCE (zkey). The
+ * H basis follows params->n_h. Does not check the witness (a*b == c). */
+cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
+                                const cuzk_groth16_shape *shape, const cuzk_fr *w, cuzk_fr *a,
+                                cuzk_fr *b, cuzk_fr *c, const cuzk_fr *r, const cuzk_fr *s,
+                                cuzk_proof *out, cuzk_prove_timings *timings);
+
 /* Verify a proof against public inputs x_1..x_n (ONE excluded):
  * CUZK_OK when valid, CUZK_EVERIFY when not, EINVAL when n does not match the
  * VK (n + 1 != n_ic). */

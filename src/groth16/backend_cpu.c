@@ -11,7 +11,7 @@ typedef struct {
     int have_dom;
 } cpu_impl;
 
-static cuzk_err cpu_compute_h(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c)
+static cuzk_err cached_domain(cuzk_backend *be, unsigned log_m, const cuzk_ntt_domain **d)
 {
     cpu_impl *im = be->impl;
     if (!im->have_dom || im->dom.log_n != log_m) {
@@ -21,7 +21,48 @@ static cuzk_err cpu_compute_h(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk
         CUZK_TRY(cuzk_ntt_domain_init(&im->dom, log_m));
         im->have_dom = 1;
     }
-    const cuzk_ntt_domain *d = &im->dom;
+    *d = &im->dom;
+    return CUZK_OK;
+}
+
+/* snarkjs's H: interpolate, move to the odd coset g<omega> (g^2 = omega) by
+ * scaling coefficient i by g^i, evaluate, then a*b - c pointwise. */
+static cuzk_err h_odd_coset(const cuzk_ntt_domain *d, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c)
+{
+    cuzk_fr g;
+    CUZK_TRY(cuzk_fr_root_of_unity(&g, d->log_n + 1));
+    cuzk_fr *v[3] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        cuzk_ntt_inverse(d, v[i]);
+        cuzk_fr_vec_powers_mul(v[i], v[i], &g, NULL, d->n);
+        cuzk_ntt_forward(d, v[i]);
+    }
+    cuzk_fr_vec_mul(a, a, b, d->n);
+    cuzk_fr_vec_sub(a, a, c, d->n);
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_h_odd_coset_cpu(unsigned log_m, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c)
+{
+    cuzk_ntt_domain d;
+    CUZK_TRY(cuzk_ntt_domain_init(&d, log_m));
+    cuzk_err e = h_odd_coset(&d, a, b, c);
+    cuzk_ntt_domain_free(&d);
+    return e;
+}
+
+static cuzk_err cpu_compute_h_odd_coset(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b,
+                                        cuzk_fr *c)
+{
+    const cuzk_ntt_domain *d;
+    CUZK_TRY(cached_domain(be, log_m, &d));
+    return h_odd_coset(d, a, b, c);
+}
+
+static cuzk_err cpu_compute_h(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c)
+{
+    const cuzk_ntt_domain *d;
+    CUZK_TRY(cached_domain(be, log_m, &d));
     cuzk_fr *v[3] = {a, b, c};
     for (int i = 0; i < 3; i++) {
         cuzk_ntt_inverse(d, v[i]);
@@ -65,7 +106,9 @@ static void cpu_close(cuzk_backend *be)
     free(be);
 }
 
-static const cuzk_backend_ops cpu_ops = {"cpu", cpu_compute_h, cpu_msm_g1, cpu_msm_g2, cpu_close};
+static const cuzk_backend_ops cpu_ops = {
+    "cpu", cpu_compute_h, cpu_msm_g1, cpu_msm_g2, cpu_close, cpu_compute_h_odd_coset,
+};
 
 cuzk_err cuzk_backend_cpu_open(cuzk_backend **out)
 {

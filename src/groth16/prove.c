@@ -9,7 +9,12 @@
  * C is assembled as bellperson does (rs delta + s alpha + r beta + s.sumA +
  * r.sumB1 + H + L), so for fixed r, s the proof bytes equal bellperson's. The
  * witness check turns an unsatisfied witness into a clear error instead of a
- * proof that fails verification later. */
+ * proof that fails verification later.
+ *
+ * cuzk_groth16_prove_abc is the part after the SpMV, shared with the zkey
+ * prover (snark/): it takes the H basis from the length of the h query
+ * (bellperson's m - 1 points, or snarkjs's m odd-coset points) and an
+ * optional density for L (zkey files keep points at infinity). */
 #include "cuzk/groth16.h"
 #include "cuzk/curve.h"
 #include "cuzk/threads.h"
@@ -31,19 +36,29 @@ static int row_unsatisfied(void *vctx, uint64_t i)
     return !cuzk_fr_eq(&t, &c->c[i]);
 }
 
-static cuzk_err check_counts(const cuzk_params *p, const cuzk_pce *pce)
+static cuzk_err check_counts(const cuzk_params *p, const cuzk_groth16_shape *sh,
+                             cuzk_h_basis *basis)
 {
-    uint64_t m = (uint64_t)1 << pce->log_domain;
+    uint64_t m = (uint64_t)1 << sh->log_m;
+    if (p->n_h == m - 1)
+        *basis = CUZK_H_BELLPERSON;
+    else if (p->n_h == m)
+        *basis = CUZK_H_ODD_COSET;
+    else
+        return cuzk_fail(CUZK_EINVAL,
+                         "parameters do not match the circuit: h has %zu points, the circuit "
+                         "needs %llu (or %llu in the odd-coset basis of zkey files)",
+                         p->n_h, (unsigned long long)(m - 1), (unsigned long long)m);
+    size_t n_vars = sh->n_inputs + sh->n_aux;
     struct {
         const char *name;
         uint64_t have, want;
     } c[] = {
-        {"ic", p->vk.n_ic, pce->n_inputs},
-        {"h", p->n_h, m - 1},
-        {"l", p->n_l, pce->n_aux},
-        {"a", p->n_a, pce->a_input_count + pce->a_aux_count},
-        {"b_g1", p->n_b_g1, pce->b_input_count + pce->b_aux_count},
-        {"b_g2", p->n_b_g2, pce->b_input_count + pce->b_aux_count},
+        {"ic", p->vk.n_ic, sh->n_inputs},
+        {"l", p->n_l, sh->l_density ? cuzk_bitmap_count(sh->l_density, sh->n_aux) : sh->n_aux},
+        {"a", p->n_a, cuzk_bitmap_count(sh->a_density, n_vars)},
+        {"b_g1", p->n_b_g1, cuzk_bitmap_count(sh->b_density, n_vars)},
+        {"b_g2", p->n_b_g2, cuzk_bitmap_count(sh->b_density, n_vars)},
     };
     for (size_t i = 0; i < sizeof c / sizeof *c; i++)
         if (c[i].have != c[i].want)
@@ -63,15 +78,57 @@ static void g1_mul_aff(blst_p1 *out, const blst_p1_affine *p, const cuzk_fr *k)
 }
 
 cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const cuzk_pce *pce,
-                            const cuzk_fr *w, const cuzk_fr *r_in, const cuzk_fr *s_in,
-                            cuzk_proof *out, cuzk_prove_timings *tm)
+                            const cuzk_fr *w, const cuzk_fr *r, const cuzk_fr *s, cuzk_proof *out,
+                            cuzk_prove_timings *tm)
+{
+    cuzk_prove_timings tl;
+    if (!tm)
+        tm = &tl;
+    double t_start = cuzk_now();
+    cuzk_groth16_shape sh = {pce->log_domain, pce->n_inputs,  pce->n_aux,
+                             pce->a_density,  pce->b_density, NULL};
+    cuzk_h_basis basis;
+    CUZK_TRY(check_counts(params, &sh, &basis));
+    size_t m = (size_t)1 << pce->log_domain;
+    cuzk_fr *a = calloc(m, sizeof *a), *b = calloc(m, sizeof *b), *c = calloc(m, sizeof *c);
+    cuzk_err rc = CUZK_OK;
+    if (!a || !b || !c) {
+        rc = cuzk_fail(CUZK_ENOMEM, "prove: cannot allocate 3 x %zu field elements", m);
+        goto out;
+    }
+    double t = cuzk_now();
+    if ((rc = cuzk_pce_spmv(pce, w, a, b, c)) != CUZK_OK)
+        goto out;
+    check_ctx cc = {a, b, c};
+    uint64_t bad = cuzk_parallel_first(pce->n_constraints, 4096, row_unsatisfied, &cc);
+    if (bad != UINT64_MAX) {
+        rc = cuzk_fail(CUZK_EINVAL, "witness does not satisfy constraint %llu",
+                       (unsigned long long)bad);
+        goto out;
+    }
+    double t_spmv = cuzk_now() - t;
+    rc = cuzk_groth16_prove_abc(be, params, &sh, w, a, b, c, r, s, out, tm);
+    tm->spmv = t_spmv;
+    tm->total = cuzk_now() - t_start;
+out:
+    free(a);
+    free(b);
+    free(c);
+    return rc;
+}
+
+cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
+                                const cuzk_groth16_shape *sh, const cuzk_fr *w, cuzk_fr *a,
+                                cuzk_fr *b, cuzk_fr *c, const cuzk_fr *r_in, const cuzk_fr *s_in,
+                                cuzk_proof *out, cuzk_prove_timings *tm)
 {
     cuzk_prove_timings tl;
     if (!tm)
         tm = &tl;
     memset(tm, 0, sizeof *tm);
     double t_start = cuzk_now(), t;
-    CUZK_TRY(check_counts(params, pce));
+    cuzk_h_basis basis;
+    CUZK_TRY(check_counts(params, sh, &basis));
     cuzk_fr one;
     cuzk_fr_one(&one);
     if (!cuzk_fr_eq(&w[0], &one))
@@ -87,59 +144,44 @@ cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const c
     else
         CUZK_TRY(cuzk_fr_random(&s));
 
-    size_t m = (size_t)1 << pce->log_domain, n_vars = pce->n_inputs + pce->n_aux;
-    cuzk_fr *a = calloc(m, sizeof *a), *b = calloc(m, sizeof *b), *c = calloc(m, sizeof *c);
-    cuzk_err rc = CUZK_OK;
-    if (!a || !b || !c) {
-        rc = cuzk_fail(CUZK_ENOMEM, "prove: cannot allocate 3 x %zu field elements", m);
-        goto out;
-    }
-
+    size_t n_vars = sh->n_inputs + sh->n_aux;
+    cuzk_err rc;
     t = cuzk_now();
-    if ((rc = cuzk_pce_spmv(pce, w, a, b, c)) != CUZK_OK)
-        goto out;
-    check_ctx cc = {a, b, c};
-    uint64_t bad = cuzk_parallel_first(pce->n_constraints, 4096, row_unsatisfied, &cc);
-    if (bad != UINT64_MAX) {
-        rc = cuzk_fail(CUZK_EINVAL, "witness does not satisfy constraint %llu",
-                       (unsigned long long)bad);
-        goto out;
-    }
-    tm->spmv = cuzk_now() - t;
-
-    t = cuzk_now();
-    if ((rc = be->ops->compute_h(be, pce->log_domain, a, b, c)) != CUZK_OK)
-        goto out;
+    if (basis == CUZK_H_BELLPERSON)
+        rc = be->ops->compute_h(be, sh->log_m, a, b, c);
+    else if (be->ops->compute_h_odd_coset)
+        rc = be->ops->compute_h_odd_coset(be, sh->log_m, a, b, c);
+    else
+        rc = cuzk_h_odd_coset_cpu(sh->log_m, a, b, c);
+    if (rc)
+        return rc;
     tm->h = cuzk_now() - t;
-    free(b);
-    free(c);
-    b = c = NULL;
 
     blst_p1 h_sum, l_sum, a_sum, b1_sum;
     blst_p2 b2_sum;
     t = cuzk_now();
-    if ((rc = be->ops->msm_g1(be, &h_sum, params->h, params->n_h, a, NULL, m - 1, NULL)))
-        goto out;
+    if ((rc = be->ops->msm_g1(be, &h_sum, params->h, params->n_h, a, NULL, params->n_h, NULL)))
+        return rc;
     tm->msm_h = cuzk_now() - t;
     t = cuzk_now();
-    if ((rc = be->ops->msm_g1(be, &l_sum, params->l, params->n_l, w + pce->n_inputs, NULL,
-                              pce->n_aux, &tm->st_l)))
-        goto out;
+    if ((rc = be->ops->msm_g1(be, &l_sum, params->l, params->n_l, w + sh->n_inputs, sh->l_density,
+                              sh->n_aux, &tm->st_l)))
+        return rc;
     tm->msm_l = cuzk_now() - t;
     t = cuzk_now();
-    if ((rc = be->ops->msm_g1(be, &a_sum, params->a, params->n_a, w, pce->a_density, n_vars,
+    if ((rc = be->ops->msm_g1(be, &a_sum, params->a, params->n_a, w, sh->a_density, n_vars,
                               &tm->st_a)))
-        goto out;
+        return rc;
     tm->msm_a = cuzk_now() - t;
     t = cuzk_now();
-    if ((rc = be->ops->msm_g1(be, &b1_sum, params->b_g1, params->n_b_g1, w, pce->b_density, n_vars,
+    if ((rc = be->ops->msm_g1(be, &b1_sum, params->b_g1, params->n_b_g1, w, sh->b_density, n_vars,
                               &tm->st_b_g1)))
-        goto out;
+        return rc;
     tm->msm_b_g1 = cuzk_now() - t;
     t = cuzk_now();
-    if ((rc = be->ops->msm_g2(be, &b2_sum, params->b_g2, params->n_b_g2, w, pce->b_density, n_vars,
+    if ((rc = be->ops->msm_g2(be, &b2_sum, params->b_g2, params->n_b_g2, w, sh->b_density, n_vars,
                               NULL)))
-        goto out;
+        return rc;
     tm->msm_b_g2 = cuzk_now() - t;
 
     const cuzk_vk *vk = &params->vk;
@@ -173,9 +215,5 @@ cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const c
     blst_p2_to_affine(&out->b, &g_b);
     blst_p1_to_affine(&out->c, &g_c);
     tm->total = cuzk_now() - t_start;
-out:
-    free(a);
-    free(b);
-    free(c);
-    return rc;
+    return CUZK_OK;
 }
