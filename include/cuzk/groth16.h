@@ -80,5 +80,10 @@ typedef struct {
  * which bellperson's reader rejects). timings may be NULL. */
 cuzk_err cuzk_groth16_setup(const cuzk_pce *pce, const char *params_path, const char *vk_path,
                             const cuzk_setup_secrets *secrets, cuzk_setup_timings *timings);
+/* The same with the H query in the given basis: CUZK_H_ODD_COSET makes
+ * parameters that convert to a snarkjs zkey (snark.h). */
+cuzk_err cuzk_groth16_setup_basis(const cuzk_pce *pce, const char *params_path, const char *vk_path,
+                                  const cuzk_setup_secrets *secrets, cuzk_h_basis basis,
+                                  cuzk_setup_timings *timings);
 
 #endif

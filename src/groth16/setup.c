@@ -7,7 +7,8 @@
  *   ic_i       = (beta u_i + alpha v_i + t_i) / gamma    inputs
  *   l_i        = (beta u_i + alpha v_i + t_i) / delta    aux
  *   a, b_g1, b_g2 = u_i G1, v_i G1, v_i G2 for columns non-empty in A / B
- *   h_i        = tau^i Z(tau) / delta G1, i < m - 1
+ *   h_i        = tau^i Z(tau) / delta G1, i < m - 1 (bellperson), or m
+ *                points in the odd-coset basis of zkey files (emit_h_odd_coset)
  *
  * Points come from fixed-base comb tables (no doublings per point) and are
  * written chunk by chunk, so memory stays O(variables) field elements plus
@@ -109,8 +110,55 @@ static cuzk_err make_vk(cuzk_vk *vk, const cuzk_setup_secrets *sec)
     return CUZK_OK;
 }
 
+/* h_j = (tau^2m - 1) / (2 m delta) * omega^j / (tau/g - omega^j), j < m: the
+ * odd-coset basis of zkey files. The prover evaluates p = a*b - c at the
+ * points g omega^j (g^2 = omega, g^m = -1), where p = h Z and Z = -2; h has
+ * degree < m, so h(tau) = sum_j h(g omega^j) L_j(tau/g) with the Lagrange
+ * basis L_j of the domain, and sum_j p_j h_j = h(tau) Z(tau) / delta. */
+static cuzk_err emit_h_odd_coset(cuzk_params_writer *wr, const cuzk_g1_fixed *t1,
+                                 const cuzk_setup_secrets *sec, const cuzk_fr *omega,
+                                 const cuzk_fr *delta_inv, unsigned log_m, cuzk_fr *hs, void *buf)
+{
+    size_t m = (size_t)1 << log_m;
+    cuzk_fr g, g_inv, tau_g, k, t, one;
+    CUZK_TRY(cuzk_fr_root_of_unity(&g, log_m + 1));
+    cuzk_fr_inv(&g_inv, &g);
+    blst_fr_mul(&tau_g, &sec->tau, &g_inv);
+    cuzk_fr_one(&one);
+    cuzk_fr_pow_u64(&k, &sec->tau, 2 * (uint64_t)m);
+    blst_fr_sub(&k, &k, &one);
+    if (cuzk_fr_is_zero(&k))
+        return cuzk_fail(CUZK_EINVAL, "setup: tau lies in the 2m-domain");
+    cuzk_fr_from_u64(&t, 2 * (uint64_t)m);
+    cuzk_fr_inv(&t, &t);
+    blst_fr_mul(&k, &k, &t);
+    blst_fr_mul(&k, &k, delta_inv);
+    CUZK_TRY(cuzk_params_writer_begin(wr, m));
+    for (size_t i = 0; i < m; i += CHUNK) {
+        size_t n = m - i < CHUNK ? m - i : CHUNK;
+        cuzk_fr w_i, c;
+        cuzk_fr_pow_u64(&w_i, omega, i);
+        cuzk_fr_vec_powers_mul(hs, NULL, omega, &w_i, n); /* omega^j */
+        for (size_t j = 0; j < n; j++)
+            blst_fr_sub(&hs[j], &tau_g, &hs[j]);
+        CUZK_TRY(cuzk_fr_vec_inv(hs, n));
+        blst_fr_mul(&c, &k, &w_i);
+        cuzk_fr_vec_powers_mul(hs, hs, omega, &c, n);
+        cuzk_g1_fixed_mul_batch(buf, t1, hs, n);
+        CUZK_TRY(cuzk_params_writer_g1(wr, buf, n));
+    }
+    return CUZK_OK;
+}
+
 cuzk_err cuzk_groth16_setup(const cuzk_pce *pce, const char *params_path, const char *vk_path,
                             const cuzk_setup_secrets *secrets, cuzk_setup_timings *tm)
+{
+    return cuzk_groth16_setup_basis(pce, params_path, vk_path, secrets, CUZK_H_BELLPERSON, tm);
+}
+
+cuzk_err cuzk_groth16_setup_basis(const cuzk_pce *pce, const char *params_path, const char *vk_path,
+                                  const cuzk_setup_secrets *secrets, cuzk_h_basis basis,
+                                  cuzk_setup_timings *tm)
 {
     cuzk_setup_timings tl;
     if (!tm)
@@ -234,6 +282,11 @@ cuzk_err cuzk_groth16_setup(const cuzk_pce *pce, const char *params_path, const 
         rc = cuzk_fail(CUZK_ENOMEM, "setup: out of memory");
         goto out;
     }
+    if (basis == CUZK_H_ODD_COSET) {
+        if ((rc = emit_h_odd_coset(&wr, &t1, &sec, &omega, &delta_inv, pce->log_domain, hs, buf)))
+            goto out;
+        goto h_done;
+    }
     if ((rc = cuzk_params_writer_begin(&wr, m - 1)))
         goto out;
     cuzk_fr hc, tau_pow;
@@ -248,6 +301,7 @@ cuzk_err cuzk_groth16_setup(const cuzk_pce *pce, const char *params_path, const 
         if ((rc = cuzk_params_writer_g1(&wr, buf, n)))
             goto out;
     }
+h_done:
     tm->h = cuzk_now() - t;
 
     t = cuzk_now();

@@ -19,7 +19,8 @@ typedef struct {
     const cuzk_fr *w;
 } fixture;
 
-static int fixture_make(fixture *f, uint64_t n, uint32_t n_public, uint64_t seed, const char *tag)
+static int fixture_make_basis(fixture *f, uint64_t n, uint32_t n_public, uint64_t seed,
+                              const char *tag, cuzk_h_basis basis)
 {
     memset(f, 0, sizeof *f);
     cuzk_synth_params sp = {n, n_public, seed};
@@ -33,7 +34,7 @@ static int fixture_make(fixture *f, uint64_t n, uint32_t n_public, uint64_t seed
     if (!f->pce)
         return -1;
     f->w = cuzk_r1cs_assignment(f->cs);
-    cuzk_err e = cuzk_groth16_setup(f->pce, pp, vp, NULL, NULL);
+    cuzk_err e = cuzk_groth16_setup_basis(f->pce, pp, vp, NULL, basis, NULL);
     CHECK_OK(e);
     if (e)
         return -1;
@@ -48,6 +49,11 @@ static int fixture_make(fixture *f, uint64_t n, uint32_t n_public, uint64_t seed
     return 0;
 }
 
+static int fixture_make(fixture *f, uint64_t n, uint32_t n_public, uint64_t seed, const char *tag)
+{
+    return fixture_make_basis(f, n, n_public, seed, tag, CUZK_H_BELLPERSON);
+}
+
 static void fixture_free(fixture *f)
 {
     cuzk_params_free(&f->params);
@@ -56,17 +62,20 @@ static void fixture_free(fixture *f)
     cuzk_r1cs_free(f->cs);
 }
 
-static void round_trip(cuzk_backend *be, uint64_t n, uint32_t n_public)
+/* basis: the H query of the parameters; the prover follows its length. */
+static void round_trip(cuzk_backend *be, uint64_t n, uint32_t n_public, cuzk_h_basis basis)
 {
     fixture f;
     char tag[64];
-    snprintf(tag, sizeof tag, "%llu-%u", (unsigned long long)n, n_public);
-    if (fixture_make(&f, n, n_public, 42 + n + n_public, tag)) {
+    snprintf(tag, sizeof tag, "%llu-%u-%d", (unsigned long long)n, n_public, (int)basis);
+    if (fixture_make_basis(&f, n, n_public, 42 + n + n_public, tag, basis)) {
         fixture_free(&f);
         return;
     }
     cuzk_proof proof;
     cuzk_prove_timings tm;
+    size_t m = (size_t)1 << f.pce->log_domain;
+    CHECK(f.params.n_h == (basis == CUZK_H_ODD_COSET ? m : m - 1));
     CHECK_OK(cuzk_groth16_prove(be, &f.params, f.pce, f.w, NULL, NULL, &proof, &tm));
     const cuzk_fr *x = f.w + 1;
     CHECK_OK(cuzk_groth16_verify(&f.vk, x, n_public, &proof));
@@ -198,11 +207,14 @@ int main(void)
     CHECK_ERR(cuzk_backend_open("tpu", &none), CUZK_EINVAL, "unknown backend");
     CHECK(none == NULL);
     CHECK_OK(cuzk_backend_open("cpu", &be));
-    round_trip(be, 16, 0);
-    round_trip(be, 256, 1);
-    round_trip(be, 1024, 0);
-    round_trip(be, 2048, 1);
-    round_trip(be, 4096, 100);
+    round_trip(be, 16, 0, CUZK_H_BELLPERSON);
+    round_trip(be, 256, 1, CUZK_H_BELLPERSON);
+    round_trip(be, 1024, 0, CUZK_H_BELLPERSON);
+    round_trip(be, 2048, 1, CUZK_H_BELLPERSON);
+    round_trip(be, 4096, 100, CUZK_H_BELLPERSON);
+    round_trip(be, 16, 0, CUZK_H_ODD_COSET);
+    round_trip(be, 1024, 3, CUZK_H_ODD_COSET);
+    round_trip(be, 4096, 100, CUZK_H_ODD_COSET);
     another_vk_and_determinism(be);
     mismatched_params(be);
     unconstrained_variable();
