@@ -48,6 +48,13 @@ void cuzk_fr_generator(cuzk_fr *g);
 /* Primitive 2^log_n-th root of unity, omega = ROOT^(2^(32-log_n)) with
  * ROOT = 7^((r-1)/2^32) as in bellperson/blstrs. log_n <= 32. */
 cuzk_err cuzk_fr_root_of_unity(cuzk_fr *w, unsigned log_n);
+/* snarkjs's (ffjavascript's) root of unity of order 2^log_n: 5^t squared
+ * down (5 is the smallest quadratic non-residue; t the odd part of r - 1).
+ * A different primitive root from ours: snarkjs's = ours^J for the odd J of
+ * cuzk_fr_snarkjs_root_exponent, so on a domain of size m its point i is
+ * our point i*J mod m. */
+cuzk_err cuzk_fr_root_of_unity_snarkjs(cuzk_fr *w, unsigned log_n);
+uint64_t cuzk_fr_snarkjs_root_exponent(void);
 
 /* Uniform random element from the OS CSPRNG. */
 cuzk_err cuzk_fr_random(cuzk_fr *r);

@@ -35,7 +35,7 @@ cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const c
  * tau^i Z(tau)/delta has m - 1 points; snarkjs's basis (zkey files, and
  * parameters converted from them) has m, one per point of the odd coset of
  * the 2m-domain (backend.h compute_h_odd_coset). */
-typedef enum { CUZK_H_BELLPERSON, CUZK_H_ODD_COSET } cuzk_h_basis;
+typedef enum { CUZK_H_BELLPERSON, CUZK_H_SNARKJS } cuzk_h_basis;
 
 /* What the prover needs of a circuit besides its matrices: the domain, the
  * variable counts and which variables have a point in each query. */
@@ -80,7 +80,7 @@ typedef struct {
  * which bellperson's reader rejects). timings may be NULL. */
 cuzk_err cuzk_groth16_setup(const cuzk_pce *pce, const char *params_path, const char *vk_path,
                             const cuzk_setup_secrets *secrets, cuzk_setup_timings *timings);
-/* The same with the H query in the given basis: CUZK_H_ODD_COSET makes
+/* The same with the H query in the given basis: CUZK_H_SNARKJS makes
  * parameters that convert to a snarkjs zkey (snark.h). */
 cuzk_err cuzk_groth16_setup_basis(const cuzk_pce *pce, const char *params_path, const char *vk_path,
                                   const cuzk_setup_secrets *secrets, cuzk_h_basis basis,

@@ -14,6 +14,14 @@ typedef struct {
     const char *usage; /* one or more lines, each starting "  cuzk <name>" */
 } cuzk_subcommand;
 
+/* cmd_snark.c: circom / snarkjs files. prove, verify and setup hand over
+ * to these when their arguments name snarkjs files (--zkey, --vkey,
+ * --r1cs); convert is a subcommand of its own. */
+int cmd_snark_prove(int argc, char **argv);
+int cmd_snark_verify(int argc, char **argv);
+int cmd_snark_setup(int argc, char **argv);
+int cmd_convert_main(int argc, char **argv);
+
 /* Defined in cuzk.c: the table of subcommands, NULL-terminated. */
 extern const cuzk_subcommand cuzk_subcommands[];
 

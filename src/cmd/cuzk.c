@@ -10,6 +10,8 @@
  *   cuzk verify  --vk V --public F --proof P
  *   cuzk inspect FILE...
  *   cuzk devices
+ *   and for circom / snarkjs files (cmd_snark.c): prove --zkey, verify --vkey,
+ *   setup --r1cs, convert
  *
  * Every failure prints one line "cuzk: <what>: <why>" to stderr and exits
  * non-zero; `verify` exits 1 for an invalid proof and 2 for any other error.
@@ -63,6 +65,9 @@ static int usage(const char *msg)
         "               --out PROOF\n"
         "               [--backend cpu|cuda|auto] [--threads N] [--fixed-rs]\n"
         "  cuzk verify  --vk V --public F --proof P\n"
+        "  cuzk prove   --zkey K --wtns W [-o DIR] [--backend B] [--threads N] [--fixed-rs]\n"
+        "  cuzk verify  --vkey verification_key.json --public public.json --proof proof.json\n"
+        "  cuzk setup   --r1cs R --zkey OUT [--out PREFIX]\n"
         "  cuzk inspect FILE...\n"
         "  cuzk devices\n");
     for (const cuzk_subcommand *c = cuzk_subcommands; c->name; c++)
@@ -616,6 +621,9 @@ static int cmd_devices(void)
 
 /* Subcommands with their own argument parsing, in src/cmd/cmd_*.c. */
 const cuzk_subcommand cuzk_subcommands[] = {
+    {"convert", cmd_convert_main,
+     "  cuzk convert (--zkey K --r1cs R --out PREFIX | --params P --pce C --zkey OUT |\n"
+     "                --wtns W --witness OUT (--r1cs R | --zkey K))\n"},
     {NULL, NULL, NULL},
 };
 
@@ -631,6 +639,17 @@ int main(int argc, char **argv)
     for (const cuzk_subcommand *c = cuzk_subcommands; c->name; c++)
         if (!strcmp(cmd, c->name))
             return c->main(argc - 2, argv + 2);
+    /* snarkjs files: prove --zkey, verify --vkey, setup --r1cs */
+    static const struct {
+        const char *cmd, *flag;
+        int (*fn)(int, char **);
+    } snark[] = {{"prove", "--zkey", cmd_snark_prove},
+                 {"verify", "--vkey", cmd_snark_verify},
+                 {"setup", "--r1cs", cmd_snark_setup}};
+    for (size_t k = 0; k < sizeof snark / sizeof *snark; k++)
+        for (int i = 2; i < argc && !strcmp(cmd, snark[k].cmd); i++)
+            if (!strcmp(argv[i], snark[k].flag))
+                return snark[k].fn(argc - 2, argv + 2);
     opts o;
     if (parse_opts(argc - 2, argv + 2, &o))
         return 2;

@@ -166,20 +166,58 @@ void cuzk_fr_generator(cuzk_fr *g)
     cuzk_fr_from_u64(g, 7);
 }
 
+static const uint64_t fr_odd_part[4] = {0xfffe5bfeffffffffULL, 0x09a1d80553bda402ULL,
+                                        0x299d7d483339d808ULL, 0x0000000073eda753ULL};
+
 cuzk_err cuzk_fr_root_of_unity(cuzk_fr *w, unsigned log_n)
 {
     if (log_n > CUZK_FR_TWO_ADICITY)
         return cuzk_fail(CUZK_EINVAL, "no root of unity of order 2^%u in Fr", log_n);
-    /* t = (r - 1) >> 32 */
-    const uint64_t t[4] = {0xfffe5bfeffffffffULL, 0x09a1d80553bda402ULL, 0x299d7d483339d808ULL,
-                           0x0000000073eda753ULL};
     cuzk_fr g, root;
     cuzk_fr_generator(&g);
-    cuzk_fr_pow(&root, &g, t);
+    cuzk_fr_pow(&root, &g, fr_odd_part); /* t = (r - 1) >> 32 */
     for (unsigned i = log_n; i < CUZK_FR_TWO_ADICITY; i++)
         blst_fr_sqr(&root, &root);
     *w = root;
     return CUZK_OK;
+}
+
+cuzk_err cuzk_fr_root_of_unity_snarkjs(cuzk_fr *w, unsigned log_n)
+{
+    if (log_n > CUZK_FR_TWO_ADICITY)
+        return cuzk_fail(CUZK_EINVAL, "no root of unity of order 2^%u in Fr", log_n);
+    cuzk_fr five, root;
+    cuzk_fr_from_u64(&five, 5);
+    cuzk_fr_pow(&root, &five, fr_odd_part);
+    for (unsigned i = log_n; i < CUZK_FR_TWO_ADICITY; i++)
+        blst_fr_sqr(&root, &root);
+    *w = root;
+    return CUZK_OK;
+}
+
+/* The discrete log of snarkjs's 2^32-th root to base ours, bit by bit
+ * (Pohlig-Hellman in a group of order 2^32): bit k of J is set when
+ * (h w^-J)^(2^(31-k)) != 1 for the bits found so far. */
+uint64_t cuzk_fr_snarkjs_root_exponent(void)
+{
+    cuzk_fr w, w_inv, h, one;
+    cuzk_fr_root_of_unity(&w, CUZK_FR_TWO_ADICITY);
+    cuzk_fr_root_of_unity_snarkjs(&h, CUZK_FR_TWO_ADICITY);
+    cuzk_fr_inv(&w_inv, &w);
+    cuzk_fr_one(&one);
+    uint64_t j = 0;
+    cuzk_fr w_inv_pow = w_inv; /* w^-(2^k) */
+    for (unsigned k = 0; k < CUZK_FR_TWO_ADICITY; k++) {
+        cuzk_fr e = h;
+        for (unsigned i = 0; i < CUZK_FR_TWO_ADICITY - 1 - k; i++)
+            blst_fr_sqr(&e, &e);
+        if (!cuzk_fr_eq(&e, &one)) {
+            j |= (uint64_t)1 << k;
+            blst_fr_mul(&h, &h, &w_inv_pow);
+        }
+        blst_fr_sqr(&w_inv_pow, &w_inv_pow);
+    }
+    return j;
 }
 
 void cuzk_rng_seed(cuzk_rng *g, uint64_t seed)

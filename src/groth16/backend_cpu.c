@@ -4,7 +4,10 @@
 #include "backend_internal.h"
 #include "cuzk/ntt.h"
 
+#include "cuzk/threads.h"
+
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
     cuzk_ntt_domain dom;
@@ -25,20 +28,58 @@ static cuzk_err cached_domain(cuzk_backend *be, unsigned log_m, const cuzk_ntt_d
     return CUZK_OK;
 }
 
-/* snarkjs's H: interpolate, move to the odd coset g<omega> (g^2 = omega) by
- * scaling coefficient i by g^i, evaluate, then a*b - c pointwise. */
+/* snarkjs's H. Its rows and evaluation points use ffjavascript's roots:
+ * its point i of the m-domain is our point i*j mod m (j odd, fr.h), so its
+ * transforms are ours with indices permuted. Scatter a, b, c (row i to slot
+ * i*j), interpolate with our inverse NTT, scale coefficient k by g^k (g its
+ * 2m-th root, g^2 = its omega), evaluate with our NTT, a*b - c, and gather
+ * slot i*j back to position i. */
+typedef struct {
+    cuzk_fr *dst;
+    const cuzk_fr *src;
+    uint64_t mask, j;
+    int gather;
+} perm_ctx;
+
+static void perm_range(void *vctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    perm_ctx *c = vctx;
+    for (size_t i = begin; i < end; i++) {
+        size_t k = (size_t)((i * c->j) & c->mask);
+        if (c->gather)
+            c->dst[i] = c->src[k];
+        else
+            c->dst[k] = c->src[i];
+    }
+}
+
+static void permute(cuzk_fr *v, cuzk_fr *scratch, size_t n, uint64_t j, int gather)
+{
+    perm_ctx c = {scratch, v, n - 1, j, gather};
+    cuzk_parallel_for(n, 4096, perm_range, &c);
+    memcpy(v, scratch, n * sizeof *v);
+}
+
 static cuzk_err h_odd_coset(const cuzk_ntt_domain *d, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c)
 {
     cuzk_fr g;
-    CUZK_TRY(cuzk_fr_root_of_unity(&g, d->log_n + 1));
+    CUZK_TRY(cuzk_fr_root_of_unity_snarkjs(&g, d->log_n + 1));
+    uint64_t j = cuzk_fr_snarkjs_root_exponent();
+    cuzk_fr *scratch = malloc(d->n * sizeof *scratch);
+    if (!scratch)
+        return cuzk_fail(CUZK_ENOMEM, "H: cannot allocate %zu field elements of scratch", d->n);
     cuzk_fr *v[3] = {a, b, c};
     for (int i = 0; i < 3; i++) {
+        permute(v[i], scratch, d->n, j, 0);
         cuzk_ntt_inverse(d, v[i]);
         cuzk_fr_vec_powers_mul(v[i], v[i], &g, NULL, d->n);
         cuzk_ntt_forward(d, v[i]);
     }
     cuzk_fr_vec_mul(a, a, b, d->n);
     cuzk_fr_vec_sub(a, a, c, d->n);
+    permute(a, scratch, d->n, j, 1);
+    free(scratch);
     return CUZK_OK;
 }
 

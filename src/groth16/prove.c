@@ -43,7 +43,7 @@ static cuzk_err check_counts(const cuzk_params *p, const cuzk_groth16_shape *sh,
     if (p->n_h == m - 1)
         *basis = CUZK_H_BELLPERSON;
     else if (p->n_h == m)
-        *basis = CUZK_H_ODD_COSET;
+        *basis = CUZK_H_SNARKJS;
     else
         return cuzk_fail(CUZK_EINVAL,
                          "parameters do not match the circuit: h has %zu points, the circuit "

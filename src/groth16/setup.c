@@ -121,7 +121,7 @@ static cuzk_err emit_h_odd_coset(cuzk_params_writer *wr, const cuzk_g1_fixed *t1
 {
     size_t m = (size_t)1 << log_m;
     cuzk_fr g, g_inv, tau_g, k, t, one;
-    CUZK_TRY(cuzk_fr_root_of_unity(&g, log_m + 1));
+    CUZK_TRY(cuzk_fr_root_of_unity_snarkjs(&g, log_m + 1));
     cuzk_fr_inv(&g_inv, &g);
     blst_fr_mul(&tau_g, &sec->tau, &g_inv);
     cuzk_fr_one(&one);
@@ -182,7 +182,11 @@ cuzk_err cuzk_groth16_setup_basis(const cuzk_pce *pce, const char *params_path, 
     size_t m = (size_t)1 << pce->log_domain, nc = pce->n_constraints;
     size_t ni = pce->n_inputs, nv = pce->n_inputs + pce->n_aux;
     cuzk_fr omega, one, z, zm, gamma_inv, delta_inv, minv;
-    CUZK_TRY(cuzk_fr_root_of_unity(&omega, pce->log_domain));
+    /* snarkjs's convention also places the rows on its own roots (fr.h). */
+    if (basis == CUZK_H_SNARKJS)
+        CUZK_TRY(cuzk_fr_root_of_unity_snarkjs(&omega, pce->log_domain));
+    else
+        CUZK_TRY(cuzk_fr_root_of_unity(&omega, pce->log_domain));
     cuzk_fr_one(&one);
     cuzk_fr_pow_u64(&z, &sec.tau, m);
     blst_fr_sub(&z, &z, &one); /* Z(tau) = tau^m - 1 */
@@ -282,7 +286,7 @@ cuzk_err cuzk_groth16_setup_basis(const cuzk_pce *pce, const char *params_path, 
         rc = cuzk_fail(CUZK_ENOMEM, "setup: out of memory");
         goto out;
     }
-    if (basis == CUZK_H_ODD_COSET) {
+    if (basis == CUZK_H_SNARKJS) {
         if ((rc = emit_h_odd_coset(&wr, &t1, &sec, &omega, &delta_inv, pce->log_domain, hs, buf)))
             goto out;
         goto h_done;

@@ -75,7 +75,7 @@ static void round_trip(cuzk_backend *be, uint64_t n, uint32_t n_public, cuzk_h_b
     cuzk_proof proof;
     cuzk_prove_timings tm;
     size_t m = (size_t)1 << f.pce->log_domain;
-    CHECK(f.params.n_h == (basis == CUZK_H_ODD_COSET ? m : m - 1));
+    CHECK(f.params.n_h == (basis == CUZK_H_SNARKJS ? m : m - 1));
     CHECK_OK(cuzk_groth16_prove(be, &f.params, f.pce, f.w, NULL, NULL, &proof, &tm));
     const cuzk_fr *x = f.w + 1;
     CHECK_OK(cuzk_groth16_verify(&f.vk, x, n_public, &proof));
@@ -212,9 +212,9 @@ int main(void)
     round_trip(be, 1024, 0, CUZK_H_BELLPERSON);
     round_trip(be, 2048, 1, CUZK_H_BELLPERSON);
     round_trip(be, 4096, 100, CUZK_H_BELLPERSON);
-    round_trip(be, 16, 0, CUZK_H_ODD_COSET);
-    round_trip(be, 1024, 3, CUZK_H_ODD_COSET);
-    round_trip(be, 4096, 100, CUZK_H_ODD_COSET);
+    round_trip(be, 16, 0, CUZK_H_SNARKJS);
+    round_trip(be, 1024, 3, CUZK_H_SNARKJS);
+    round_trip(be, 4096, 100, CUZK_H_SNARKJS);
     another_vk_and_determinism(be);
     mismatched_params(be);
     unconstrained_variable();
