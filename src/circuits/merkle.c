@@ -1,0 +1,208 @@
+/* Poseidon Merkle trees natively and the PoR circuit (merkle.h).
+ *
+ * A shape is flattened into a list of layer arities, leaf to root
+ * ([base] * base_levels, sub, top); because leaves are stored subtree after
+ * subtree, every layer hashes consecutive groups of `arity` nodes, and the
+ * digit of the index at a layer is (index / product of lower arities) mod
+ * arity. The circuit follows por.rs: the index bits of each level are
+ * allocated just before that level's siblings, and all of them are packed
+ * into one public input after the root has been computed. */
+#include "cuzk/merkle.h"
+
+#include "cuzk/poseidon.h"
+#include "cuzk/threads.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LEVELS 64
+
+static int arity_ok(unsigned a)
+{
+    return a == 2 || a == 4 || a == 8;
+}
+
+static unsigned log2u(unsigned a)
+{
+    return a == 2 ? 1 : a == 4 ? 2 : 3;
+}
+
+cuzk_err cuzk_merkle_shape_check(const cuzk_merkle_shape *s)
+{
+    if (!arity_ok(s->base_arity))
+        return cuzk_fail(CUZK_EINVAL, "merkle: base arity %u, need 2, 4 or 8", s->base_arity);
+    if (s->sub_arity && !arity_ok(s->sub_arity))
+        return cuzk_fail(CUZK_EINVAL, "merkle: sub arity %u, need 0, 2, 4 or 8", s->sub_arity);
+    if (s->top_arity && !arity_ok(s->top_arity))
+        return cuzk_fail(CUZK_EINVAL, "merkle: top arity %u, need 0, 2, 4 or 8", s->top_arity);
+    if (s->top_arity && !s->sub_arity)
+        return cuzk_fail(CUZK_EINVAL, "merkle: a top layer needs a sub layer");
+    if (s->base_levels < 1 || s->base_levels > 40)
+        return cuzk_fail(CUZK_EINVAL, "merkle: %u base levels, need 1..40", s->base_levels);
+    unsigned bits = s->base_levels * log2u(s->base_arity) +
+                    (s->sub_arity ? log2u(s->sub_arity) : 0) +
+                    (s->top_arity ? log2u(s->top_arity) : 0);
+    if (bits > 40)
+        return cuzk_fail(CUZK_EINVAL, "merkle: %u index bits, at most 40 supported", bits);
+    return CUZK_OK;
+}
+
+/* Layer arities, leaf to root; returns the count. */
+static unsigned layers(const cuzk_merkle_shape *s, unsigned *ar)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->base_levels; i++)
+        ar[n++] = s->base_arity;
+    if (s->sub_arity)
+        ar[n++] = s->sub_arity;
+    if (s->top_arity)
+        ar[n++] = s->top_arity;
+    return n;
+}
+
+uint64_t cuzk_merkle_leaf_count(const cuzk_merkle_shape *s)
+{
+    unsigned ar[MAX_LEVELS], n = layers(s, ar);
+    uint64_t c = 1;
+    for (unsigned i = 0; i < n; i++)
+        c *= ar[i];
+    return c;
+}
+
+unsigned cuzk_merkle_path_levels(const cuzk_merkle_shape *s)
+{
+    unsigned ar[MAX_LEVELS];
+    return layers(s, ar);
+}
+
+size_t cuzk_merkle_sibling_count(const cuzk_merkle_shape *s)
+{
+    unsigned ar[MAX_LEVELS], n = layers(s, ar);
+    size_t c = 0;
+    for (unsigned i = 0; i < n; i++)
+        c += ar[i] - 1;
+    return c;
+}
+
+typedef struct {
+    const cuzk_poseidon *p;
+    const cuzk_fr *in;
+    cuzk_fr *out;
+} level_ctx;
+
+static void level_range(void *vctx, size_t lo, size_t hi, unsigned worker)
+{
+    (void)worker;
+    level_ctx *c = vctx;
+    unsigned a = cuzk_poseidon_arity(c->p);
+    for (size_t i = lo; i < hi; i++)
+        cuzk_poseidon_hash(c->p, c->in + i * a, a, &c->out[i]);
+}
+
+cuzk_err cuzk_merkle_build(const cuzk_merkle_shape *s, const cuzk_fr *leaves, uint64_t index,
+                           cuzk_fr *root, cuzk_fr *siblings)
+{
+    CUZK_TRY(cuzk_merkle_shape_check(s));
+    uint64_t n = cuzk_merkle_leaf_count(s);
+    if (index >= n)
+        return cuzk_fail(CUZK_EINVAL, "merkle: leaf index %llu, the tree has %llu leaves",
+                         (unsigned long long)index, (unsigned long long)n);
+    unsigned ar[MAX_LEVELS], nl = layers(s, ar);
+    const cuzk_fr *cur = leaves;
+    cuzk_fr *owned = NULL;
+    for (unsigned l = 0; l < nl; l++) {
+        const cuzk_poseidon *p;
+        cuzk_err e = cuzk_poseidon_merkle(ar[l], &p);
+        cuzk_fr *next = e ? NULL : malloc((size_t)(n / ar[l]) * sizeof *next);
+        if (!next) {
+            free(owned);
+            return e ? e : cuzk_fail(CUZK_ENOMEM, "merkle: out of memory for a level");
+        }
+        if (siblings) {
+            uint64_t group = index / ar[l] * ar[l];
+            for (uint64_t j = group; j < group + ar[l]; j++)
+                if (j != index)
+                    *siblings++ = cur[j];
+        }
+        level_ctx c = {p, cur, next};
+        cuzk_parallel_for((size_t)(n / ar[l]), 256, level_range, &c);
+        free(owned);
+        cur = owned = next;
+        n /= ar[l];
+        index /= ar[l];
+    }
+    *root = cur[0];
+    free(owned);
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_merkle_root_from_path(const cuzk_merkle_shape *s, const cuzk_fr *leaf,
+                                    const cuzk_fr *siblings, uint64_t index, cuzk_fr *root)
+{
+    CUZK_TRY(cuzk_merkle_shape_check(s));
+    uint64_t n = cuzk_merkle_leaf_count(s);
+    if (index >= n)
+        return cuzk_fail(CUZK_EINVAL, "merkle: leaf index %llu, the tree has %llu leaves",
+                         (unsigned long long)index, (unsigned long long)n);
+    unsigned ar[MAX_LEVELS], nl = layers(s, ar);
+    cuzk_fr cur = *leaf;
+    for (unsigned l = 0; l < nl; l++) {
+        const cuzk_poseidon *p;
+        CUZK_TRY(cuzk_poseidon_merkle(ar[l], &p));
+        unsigned pos = (unsigned)(index % ar[l]);
+        cuzk_fr in[8];
+        for (unsigned j = 0, k = 0; j < ar[l]; j++)
+            in[j] = j == pos ? cur : siblings[k++];
+        siblings += ar[l] - 1;
+        CUZK_TRY(cuzk_poseidon_hash(p, in, ar[l], &cur));
+        index /= ar[l];
+    }
+    *root = cur;
+    return CUZK_OK;
+}
+
+static cuzk_err root_num(cuzk_cs *cs, const cuzk_root *r, cuzk_num *out)
+{
+    if (r->allocated) {
+        *out = r->num;
+        return CUZK_OK;
+    }
+    return cuzk_num_alloc(cs, &r->num.val, out);
+}
+
+cuzk_err cuzk_por_gadget(cuzk_cs *cs, const cuzk_merkle_shape *s, const cuzk_root *leaf,
+                         const cuzk_fr *siblings, uint64_t index, const cuzk_root *root,
+                         int private_root)
+{
+    CUZK_TRY(cuzk_merkle_shape_check(s));
+    uint64_t n = cuzk_merkle_leaf_count(s);
+    if (index >= n)
+        return cuzk_fail(CUZK_EINVAL, "por: leaf index %llu, the tree has %llu leaves",
+                         (unsigned long long)index, (unsigned long long)n);
+    unsigned ar[MAX_LEVELS], nl = layers(s, ar), n_bits = 0;
+    cuzk_bool bits[64];
+    cuzk_num cur;
+    CUZK_TRY(root_num(cs, leaf, &cur));
+    for (unsigned l = 0; l < nl; l++) {
+        const cuzk_poseidon *p;
+        CUZK_TRY(cuzk_poseidon_merkle(ar[l], &p));
+        unsigned nb = log2u(ar[l]), pos = (unsigned)(index % ar[l]);
+        for (unsigned i = 0; i < nb; i++)
+            CUZK_TRY(cuzk_bit_alloc(cs, (pos >> i) & 1, &bits[n_bits + i]));
+        cuzk_num sib[7], ins[8];
+        for (unsigned j = 0; j + 1 < ar[l]; j++)
+            CUZK_TRY(cuzk_num_alloc(cs, &siblings[j], &sib[j]));
+        siblings += ar[l] - 1;
+        CUZK_TRY(cuzk_insert(cs, &cur, bits + n_bits, nb, sib, ins));
+        CUZK_TRY(cuzk_poseidon_gadget(cs, p, ins, ar[l], &cur));
+        n_bits += nb;
+        index /= ar[l];
+    }
+    CUZK_TRY(cuzk_pack_into_inputs(cs, bits, n_bits));
+    cuzk_num rt;
+    CUZK_TRY(root_num(cs, root, &rt));
+    CUZK_TRY(cuzk_num_equal(cs, &cur, &rt));
+    if (!private_root)
+        CUZK_TRY(cuzk_num_inputize(cs, &rt));
+    return CUZK_OK;
+}
