@@ -24,6 +24,7 @@ san: deps
 	@cmake --build $(SAN_BUILD) -j $(JOBS)
 
 test: build san
+	@scripts/interop-deps.sh $(BUILD)
 	ctest --test-dir $(BUILD) -L unit --output-on-failure
 	ctest --test-dir $(SAN_BUILD) -L san --output-on-failure
 

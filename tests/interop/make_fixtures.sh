@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the committed snarkjs fixtures of tests/interop/fixtures: for
-# each circuit in circuits/, the compiled .r1cs, a Groth16 .zkey made by
-# snarkjs from its own BLS12-381 powers of tau (2^12), and the verification key.
+# each BLS12-381 circuit in circuits/, the compiled .r1cs, a Groth16 .zkey made
+# by snarkjs from its own BLS12-381 powers of tau (2^12), and the verification
+# key; and a bn128 key, constraint file and witness for the refusal checks.
 # Slow (minutes on 2 cores: snarkjs's powers of tau dominate). The witness and
 # the proofs are made by the test itself (run_interop.sh), not committed.
 #
@@ -30,4 +31,15 @@ for c in many_public poseidon_chain range_check; do
         -e="cuzk interop fixtures phase 2 $c"
     "$snarkjs" zkey export verificationkey "fixtures/$c.zkey" "fixtures/$c.vkey.json"
 done
+# A bn128 key and witness, for the "curve not supported yet" checks.
+"$snarkjs" powersoftau new bn128 4 "$work/bn_0.ptau"
+"$snarkjs" powersoftau contribute "$work/bn_0.ptau" "$work/bn_1.ptau" --name=fixtures \
+    -e="cuzk interop fixtures bn128"
+"$snarkjs" powersoftau prepare phase2 "$work/bn_1.ptau" "$work/bn.ptau"
+"$circom" circuits/tiny_bn128.circom --O2 --r1cs --wasm --prime bn128 -o "$work"
+cp "$work/tiny_bn128.r1cs" fixtures/tiny_bn128.r1cs
+"$snarkjs" groth16 setup fixtures/tiny_bn128.r1cs "$work/bn.ptau" fixtures/tiny_bn128.zkey
+echo '{"x": "3"}' > "$work/bn_input.json"
+"$snarkjs" wtns calculate "$work/tiny_bn128_js/tiny_bn128.wasm" "$work/bn_input.json" \
+    fixtures/tiny_bn128.wtns
 echo "fixtures written to $here/fixtures"
