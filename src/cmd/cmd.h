@@ -22,6 +22,10 @@ int cmd_snark_verify(int argc, char **argv);
 int cmd_snark_setup(int argc, char **argv);
 int cmd_convert_main(int argc, char **argv);
 
+/* cmd_hash.c: native Poseidon / SHA-256; cmd_circuit.c: circuit sizes. */
+int cmd_hash_main(int argc, char **argv);
+int cmd_circuit_main(int argc, char **argv);
+
 /* Defined in cuzk.c: the table of subcommands, NULL-terminated. */
 extern const cuzk_subcommand cuzk_subcommands[];
 

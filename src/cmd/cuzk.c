@@ -624,6 +624,11 @@ const cuzk_subcommand cuzk_subcommands[] = {
     {"convert", cmd_convert_main,
      "  cuzk convert (--zkey K --r1cs R --out PREFIX | --params P --pce C --zkey OUT |\n"
      "                --wtns W --witness OUT (--r1cs R | --zkey K))\n"},
+    {"hash", cmd_hash_main,
+     "  cuzk hash poseidon --arity A [--constant-length] [--le-bytes] X1 ... Xn\n"
+     "  cuzk hash sha256 HEX\n"},
+    {"circuit", cmd_circuit_main,
+     "  cuzk circuit stats poseidon|sha256-compression|sha256|por [options]\n"},
     {NULL, NULL, NULL},
 };
 

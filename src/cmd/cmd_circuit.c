@@ -1,0 +1,201 @@
+/* cuzk circuit stats: synthesize one gadget or circuit of the circuits library
+ * (record mode, random witness from a seed) and print its size, so that
+ * counts can be compared with the reference implementations' tests.
+ *
+ *   cuzk circuit stats poseidon [--arity A] [--constant-length]
+ *   cuzk circuit stats sha256-compression      (512 allocated bits, IV)
+ *   cuzk circuit stats sha256 [--bytes N]      (N allocated bytes, default 64)
+ *   cuzk circuit stats por [--base A] [--levels L] [--sub A] [--top A]
+ *                          [--private]        (Poseidon Merkle inclusion)
+ *   common: [--seed S]
+ *
+ * Output, key=value lines: circuit, constraints (the synthesis constraints,
+ * as bellperson's TestConstraintSystem counts them), input_constraints
+ * (bellperson's one per input, ONE included), inputs (counting ONE), aux,
+ * coeffs (distinct non-zero coefficients), and for gadgets on allocated
+ * inputs gadget_constraints / gadget_aux (the cost of the gadget alone). */
+#include "cmd/cmd.h"
+#include "cuzk/cs.h"
+#include "cuzk/merkle.h"
+#include "cuzk/poseidon.h"
+#include "cuzk/sha256.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    unsigned arity, base, levels, sub, top, bytes;
+    int constant, priv;
+    uint64_t seed;
+} stats_opts;
+
+static int usage_fail(const char *msg, const char *arg)
+{
+    fprintf(stderr, "cuzk: circuit: %s%s\n", msg, arg ? arg : "");
+    return 2;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned *out)
+{
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (!*s || *end || s[0] == '-' || v > max)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, stats_opts *o)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        unsigned *dst = !strcmp(a, "--arity")    ? &o->arity
+                        : !strcmp(a, "--base")   ? &o->base
+                        : !strcmp(a, "--levels") ? &o->levels
+                        : !strcmp(a, "--sub")    ? &o->sub
+                        : !strcmp(a, "--top")    ? &o->top
+                        : !strcmp(a, "--bytes")  ? &o->bytes
+                                                 : NULL;
+        if (dst) {
+            if (!v || parse_uint(v, 1u << 20, dst))
+                return usage_fail("bad or missing value for ", a);
+            i++;
+        } else if (!strcmp(a, "--seed")) {
+            unsigned s;
+            if (!v || parse_uint(v, 0xffffffffu, &s))
+                return usage_fail("bad or missing value for ", a);
+            o->seed = s;
+            i++;
+        } else if (!strcmp(a, "--constant-length")) {
+            o->constant = 1;
+        } else if (!strcmp(a, "--private")) {
+            o->priv = 1;
+        } else {
+            return usage_fail("unknown option ", a);
+        }
+    }
+    return 0;
+}
+
+static cuzk_err stats_poseidon(cuzk_cs *cs, const stats_opts *o, cuzk_rng *g)
+{
+    cuzk_poseidon *p;
+    CUZK_TRY(cuzk_poseidon_new(&p, o->arity,
+                               o->constant ? CUZK_POSEIDON_CONSTANT_LENGTH : CUZK_POSEIDON_MERKLE,
+                               o->constant ? o->arity : 0));
+    cuzk_num in[CUZK_POSEIDON_MAX_ARITY], out;
+    cuzk_err e = CUZK_OK;
+    for (unsigned i = 0; i < o->arity && !e; i++) {
+        cuzk_fr v;
+        cuzk_fr_rng(&v, g);
+        e = cuzk_num_alloc(cs, &v, &in[i]);
+    }
+    if (!e)
+        e = cuzk_poseidon_gadget(cs, p, in, o->arity, &out);
+    cuzk_poseidon_free(p);
+    return e;
+}
+
+static cuzk_err alloc_bits(cuzk_cs *cs, cuzk_bool *bits, size_t n, cuzk_rng *g)
+{
+    for (size_t i = 0; i < n; i++)
+        CUZK_TRY(cuzk_bit_alloc(cs, (int)(cuzk_rng_u64(g) & 1), &bits[i]));
+    return CUZK_OK;
+}
+
+static cuzk_err stats_sha(cuzk_cs *cs, const stats_opts *o, cuzk_rng *g, int compression)
+{
+    size_t n = compression ? 512 : (size_t)o->bytes * 8;
+    cuzk_bool *bits = malloc((n + 1) * sizeof *bits), out[256];
+    if (!bits)
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    cuzk_err e = alloc_bits(cs, bits, n, g);
+    if (!e && compression) {
+        cuzk_u32 iv[8], st[8];
+        for (int i = 0; i < 8; i++)
+            iv[i] = cuzk_u32_const(CUZK_SHA256_IV[i]);
+        e = cuzk_sha256_compress_gadget(cs, bits, iv, st);
+    } else if (!e) {
+        e = cuzk_sha256_gadget(cs, bits, n, out);
+    }
+    free(bits);
+    return e;
+}
+
+static cuzk_err stats_por(cuzk_cs *cs, const stats_opts *o, cuzk_rng *g)
+{
+    cuzk_merkle_shape s = {o->base, o->levels, o->sub, o->top};
+    CUZK_TRY(cuzk_merkle_shape_check(&s));
+    size_t ns = cuzk_merkle_sibling_count(&s);
+    cuzk_fr *sib = malloc(ns * sizeof *sib);
+    if (!sib)
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    for (size_t i = 0; i < ns; i++)
+        cuzk_fr_rng(&sib[i], g);
+    uint64_t index = cuzk_rng_u64(g) % cuzk_merkle_leaf_count(&s);
+    cuzk_root leaf = {0, {0, {{0}}}}, root = {0, {0, {{0}}}};
+    cuzk_fr_rng(&leaf.num.val, g);
+    cuzk_err e = cuzk_merkle_root_from_path(&s, &leaf.num.val, sib, index, &root.num.val);
+    if (!e)
+        e = cuzk_por_gadget(cs, &s, &leaf, sib, index, &root, o->priv);
+    free(sib);
+    return e;
+}
+
+static int stats_main(int argc, char **argv)
+{
+    if (argc < 1)
+        return usage_fail("stats needs a circuit: poseidon, sha256-compression, sha256, por", NULL);
+    const char *what = argv[0];
+    stats_opts o = {2, 8, 2, 0, 0, 64, 0, 0, 1};
+    if (parse_opts(argc - 1, argv + 1, &o))
+        return 2;
+    cuzk_cs *cs;
+    cuzk_err e = cuzk_cs_new(&cs, CUZK_CS_RECORD);
+    if (e)
+        return usage_fail(cuzk_errmsg(), NULL);
+    cuzk_rng g;
+    cuzk_rng_seed(&g, o.seed);
+    uint64_t pre_c = 0, pre_a = 0;
+    int gadget = 1;
+    if (!strcmp(what, "poseidon")) {
+        pre_a = o.arity;
+        e = stats_poseidon(cs, &o, &g);
+    } else if (!strcmp(what, "sha256-compression") || !strcmp(what, "sha256")) {
+        int comp = !strcmp(what, "sha256-compression");
+        pre_c = pre_a = comp ? 512 : (uint64_t)o.bytes * 8;
+        e = stats_sha(cs, &o, &g, comp);
+    } else if (!strcmp(what, "por")) {
+        gadget = 0;
+        e = stats_por(cs, &o, &g);
+    } else {
+        cuzk_cs_free(cs);
+        return usage_fail("unknown circuit ", what);
+    }
+    uint64_t c = e ? 0 : cuzk_cs_num_constraints(cs), aux = e ? 0 : cuzk_cs_num_aux(cs);
+    if (!e)
+        e = cuzk_cs_finish(cs);
+    if (e) {
+        fprintf(stderr, "cuzk: circuit: %s: %s\n", what, cuzk_errmsg());
+        cuzk_cs_free(cs);
+        return 2;
+    }
+    uint32_t inputs = cuzk_cs_num_inputs(cs);
+    printf("circuit=%s\nconstraints=%llu\ninput_constraints=%u\ninputs=%u\naux=%llu\n"
+           "coeffs=%u\n",
+           what, (unsigned long long)c, inputs, inputs, (unsigned long long)aux,
+           cuzk_r1cs_num_coeffs(cuzk_cs_r1cs(cs)));
+    if (gadget)
+        printf("gadget_constraints=%llu\ngadget_aux=%llu\n", (unsigned long long)(c - pre_c),
+               (unsigned long long)(aux - pre_a));
+    cuzk_cs_free(cs);
+    return 0;
+}
+
+int cmd_circuit_main(int argc, char **argv)
+{
+    if (argc < 1 || strcmp(argv[0], "stats"))
+        return usage_fail("usage: cuzk circuit stats <circuit> [options]", NULL);
+    return stats_main(argc - 1, argv + 1);
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# `cuzk hash` and `cuzk circuit stats`: known answers from independent
+# implementations and the reference projects' constraint counts, and bad
+# arguments exiting 2 with one clear line.
+#   Poseidon: neptune src/poseidon.rs test hash_values (Standard strength,
+#     Merkle tree, inputs 0..arity-1; constant length 4 for arity 8), the
+#     scalar_from_u64s limbs written as one big-endian number.
+#   SHA-256: FIPS 180-4 examples ("abc", the empty message).
+#   Counts: neptune src/circuit.rs test_poseidon_hash (311, 505);
+#     rust-fil-proofs stacked/circuit/hash.rs (598 for a column of 11);
+#     bellperson src/gadgets/sha256.rs test_full_block (25840) and
+#     test_full_hash (44874); rust-fil-proofs storage-proofs-core
+#     tests/por_circuit.rs test_por_circuit_poseidon_base_8 (1063, 3 inputs)
+#     and test_por_circuit_poseidon_top_8_4_2 (1764).
+set -u
+CUZK=$1
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+# expect CODE NEEDLE -- command...: exit status CODE and NEEDLE in stdout+stderr
+expect() {
+    local code=$1 needle=$2
+    shift 3
+    local out rc
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ "$rc" -eq "$code" ] && grep -qF -- "$needle" <<<"$out"; then ok; else
+        bad "$* -> rc=$rc (want $code), output: $out"
+    fi
+}
+# exact CODE WANT -- command...: stdout is exactly WANT
+exact() {
+    local want=$2
+    shift 3
+    local out
+    out=$("$@" 2>/dev/null)
+    if [ "$out" = "$want" ]; then ok; else bad "$* -> '$out' (want '$want')"; fi
+}
+
+P2=0x396508d75e76a56b739e0fd902efe161a6fba9339d05a69d2e203c369a02e7ff
+P4=0x58a54b10a9e5848a00db3c6579229399fb6b4605bf1327ec019814ff6662075d
+P8=0x2394611da3a5de5512010042116770774b682e9d9cc4aed92a9934f56d38a5e6
+C8=0x5c6de4b69de9d792cad8b9f8aeb1578f203e3c7c4a85c1f9370a94532f818897
+exact 0 "$P2" -- "$CUZK" hash poseidon --arity 2 0 1
+exact 0 "$P2" -- "$CUZK" hash poseidon --arity 2 0x0 0x01
+exact 0 "$P4" -- "$CUZK" hash poseidon --arity 4 0 1 2 3
+exact 0 "$P8" -- "$CUZK" hash poseidon --arity 8 0 1 2 3 4 5 6 7
+exact 0 "$C8" -- "$CUZK" hash poseidon --arity 8 --constant-length 0 1 2 3
+# --le-bytes: the same digest, bytes reversed, as Filecoin stores nodes.
+Z=0000000000000000000000000000000000000000000000000000000000000000
+O=0100000000000000000000000000000000000000000000000000000000000000
+LE=$(echo "${P2#0x}" | sed 's/../& /g' | tr ' ' '\n' | grep . | tac | tr -d '\n')
+exact 0 "$LE" -- "$CUZK" hash poseidon --arity 2 --le-bytes $Z $O
+exact 0 ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad -- "$CUZK" hash sha256 616263
+exact 0 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 -- "$CUZK" hash sha256 ""
+
+expect 0 "constraints=311" -- "$CUZK" circuit stats poseidon --arity 2
+expect 0 "gadget_aux=505" -- "$CUZK" circuit stats poseidon --arity 8
+expect 0 "constraints=598" -- "$CUZK" circuit stats poseidon --arity 11
+expect 0 "gadget_constraints=25840" -- "$CUZK" circuit stats sha256-compression
+expect 0 "gadget_constraints=44874" -- "$CUZK" circuit stats sha256 --bytes 64
+expect 0 "constraints=1063" -- "$CUZK" circuit stats por --base 8 --levels 2
+expect 0 "inputs=3" -- "$CUZK" circuit stats por --base 8 --levels 2
+expect 0 "constraints=1062" -- "$CUZK" circuit stats por --base 8 --levels 2 --private
+expect 0 "constraints=1764" -- "$CUZK" circuit stats por --base 8 --levels 2 --sub 4 --top 2
+
+# Bad arguments.
+expect 2 "cuzk: hash: which hash" -- "$CUZK" hash
+expect 2 "unknown hash 'md5'" -- "$CUZK" hash md5 00
+expect 2 "poseidon needs --arity" -- "$CUZK" hash poseidon 1 2
+expect 2 "--arity '37': need 1..36" -- "$CUZK" hash poseidon --arity 37 1
+expect 2 "3 inputs, arity 2 hash takes 2" -- "$CUZK" hash poseidon --arity 2 1 2 3
+expect 2 "constant length 3, need 1..2" -- "$CUZK" hash poseidon --arity 2 --constant-length 1 2 3
+expect 2 "poseidon needs elements" -- "$CUZK" hash poseidon --arity 2
+expect 2 "'0xzz'" -- "$CUZK" hash poseidon --arity 2 0xzz 1
+expect 2 "not a canonical field element" -- "$CUZK" hash poseidon --arity 2 --le-bytes $Z ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff
+expect 2 "are 64 hex digits" -- "$CUZK" hash poseidon --arity 2 --le-bytes 00 $Z
+expect 2 "unknown option --foo" -- "$CUZK" hash poseidon --arity 2 --foo 1 2
+expect 2 "not an even number of hex digits" -- "$CUZK" hash sha256 abc
+expect 2 "sha256 takes one hex argument" -- "$CUZK" hash sha256 00 11
+expect 2 "usage: cuzk circuit stats" -- "$CUZK" circuit
+expect 2 "unknown circuit blake2s" -- "$CUZK" circuit stats blake2s
+expect 2 "stats needs a circuit" -- "$CUZK" circuit stats
+expect 2 "bad or missing value for --levels" -- "$CUZK" circuit stats por --levels x
+expect 2 "unknown option --bogus" -- "$CUZK" circuit stats por --bogus
+expect 2 "base arity 3" -- "$CUZK" circuit stats por --base 3
+expect 2 "arity 40" -- "$CUZK" circuit stats poseidon --arity 40
+echo "test_hash: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
