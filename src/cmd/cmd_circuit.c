@@ -9,6 +9,17 @@
  *                          [--private]        (Poseidon Merkle inclusion)
  *   common: [--seed S]
  *
+ *   cuzk circuit bench native-poseidon [--arity A] [--count N] [--threads T]
+ *       N native Merkle-tree hashes on T threads (default: all): hashes/s
+ *       and hashes/s per thread.
+ *   cuzk circuit bench poseidon|sha256-compression --mode witness|record|check
+ *       [--count N] [--arity A]
+ *       N independent single-gadget circuits (inputs allocated, then one
+ *       Poseidon or one SHA-256 compression from the IV), synthesized one
+ *       after the other on one thread: witness mode reuses one cs (reset),
+ *       record mode builds a fresh R1CS per circuit. Prints seconds and
+ *       microseconds per gadget.
+ *
  * Output, key=value lines: circuit, constraints (the synthesis constraints,
  * as bellperson's TestConstraintSystem counts them), input_constraints
  * (bellperson's one per input, ONE included), inputs (counting ONE), aux,
@@ -19,15 +30,18 @@
 #include "cuzk/merkle.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/sha256.h"
+#include "cuzk/threads.h"
+#include "cuzk/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct {
-    unsigned arity, base, levels, sub, top, bytes;
+    unsigned arity, base, levels, sub, top, bytes, count, threads;
     int constant, priv;
     uint64_t seed;
+    const char *mode;
 } stats_opts;
 
 static int usage_fail(const char *msg, const char *arg)
@@ -50,15 +64,17 @@ static int parse_opts(int argc, char **argv, stats_opts *o)
 {
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        unsigned *dst = !strcmp(a, "--arity")    ? &o->arity
-                        : !strcmp(a, "--base")   ? &o->base
-                        : !strcmp(a, "--levels") ? &o->levels
-                        : !strcmp(a, "--sub")    ? &o->sub
-                        : !strcmp(a, "--top")    ? &o->top
-                        : !strcmp(a, "--bytes")  ? &o->bytes
-                                                 : NULL;
+        unsigned *dst = !strcmp(a, "--arity")     ? &o->arity
+                        : !strcmp(a, "--base")    ? &o->base
+                        : !strcmp(a, "--levels")  ? &o->levels
+                        : !strcmp(a, "--sub")     ? &o->sub
+                        : !strcmp(a, "--top")     ? &o->top
+                        : !strcmp(a, "--bytes")   ? &o->bytes
+                        : !strcmp(a, "--count")   ? &o->count
+                        : !strcmp(a, "--threads") ? &o->threads
+                                                  : NULL;
         if (dst) {
-            if (!v || parse_uint(v, 1u << 20, dst))
+            if (!v || parse_uint(v, 100000000, dst))
                 return usage_fail("bad or missing value for ", a);
             i++;
         } else if (!strcmp(a, "--seed")) {
@@ -67,6 +83,10 @@ static int parse_opts(int argc, char **argv, stats_opts *o)
                 return usage_fail("bad or missing value for ", a);
             o->seed = s;
             i++;
+        } else if (!strcmp(a, "--mode")) {
+            if (!v)
+                return usage_fail("missing value for ", a);
+            o->mode = argv[++i];
         } else if (!strcmp(a, "--constant-length")) {
             o->constant = 1;
         } else if (!strcmp(a, "--private")) {
@@ -148,7 +168,7 @@ static int stats_main(int argc, char **argv)
     if (argc < 1)
         return usage_fail("stats needs a circuit: poseidon, sha256-compression, sha256, por", NULL);
     const char *what = argv[0];
-    stats_opts o = {2, 8, 2, 0, 0, 64, 0, 0, 1};
+    stats_opts o = {2, 8, 2, 0, 0, 64, 1, 0, 0, 0, 1, NULL};
     if (parse_opts(argc - 1, argv + 1, &o))
         return 2;
     cuzk_cs *cs;
@@ -193,9 +213,132 @@ static int stats_main(int argc, char **argv)
     return 0;
 }
 
+static int bench_native(const stats_opts *o)
+{
+    const cuzk_poseidon *p;
+    if (cuzk_poseidon_merkle(o->arity, &p))
+        return usage_fail(cuzk_errmsg(), NULL);
+    if (o->threads)
+        cuzk_threads_set(o->threads);
+    size_t n = o->count, a = o->arity;
+    cuzk_fr *in = malloc(n * a * sizeof *in), *out = malloc(n * sizeof *out);
+    if (!in || !out) {
+        free(in);
+        free(out);
+        return usage_fail("out of memory", NULL);
+    }
+    cuzk_fr_vec_rng(in, n * a, o->seed);
+    double t0 = cuzk_now();
+    cuzk_poseidon_hash_many(p, in, n, out);
+    double dt = cuzk_now() - t0;
+    unsigned th = cuzk_threads_count();
+    char hex[67];
+    cuzk_fr_to_hex(hex, &out[n - 1]);
+    printf("bench=native-poseidon\narity=%u\ncount=%zu\nthreads=%u\nseconds=%.3f\n"
+           "hashes_per_s=%.0f\nhashes_per_s_per_thread=%.0f\nlast=%s\n",
+           o->arity, n, th, dt, n / dt, n / dt / th, hex);
+    free(in);
+    free(out);
+    return 0;
+}
+
+/* One bench circuit: inputs allocated, then the gadget. */
+static cuzk_err bench_one(cuzk_cs *cs, const cuzk_poseidon *p, const cuzk_fr *vals,
+                          const cuzk_bool *bits_v, cuzk_u32 *iv)
+{
+    if (p) {
+        cuzk_num in[CUZK_POSEIDON_MAX_ARITY], out;
+        unsigned a = cuzk_poseidon_arity(p);
+        for (unsigned i = 0; i < a; i++)
+            CUZK_TRY(cuzk_num_alloc(cs, &vals[i], &in[i]));
+        return cuzk_poseidon_gadget(cs, p, in, a, &out);
+    }
+    cuzk_bool bits[512];
+    cuzk_u32 st[8];
+    for (int i = 0; i < 512; i++)
+        CUZK_TRY(cuzk_bit_alloc(cs, bits_v[i].value, &bits[i]));
+    return cuzk_sha256_compress_gadget(cs, bits, iv, st);
+}
+
+static int bench_synth(const char *what, const stats_opts *o)
+{
+    cuzk_cs_mode mode;
+    if (!o->mode || !strcmp(o->mode, "witness"))
+        mode = CUZK_CS_WITNESS;
+    else if (!strcmp(o->mode, "record"))
+        mode = CUZK_CS_RECORD;
+    else if (!strcmp(o->mode, "check"))
+        mode = CUZK_CS_CHECK;
+    else
+        return usage_fail("--mode must be witness, record or check, not ", o->mode);
+    const cuzk_poseidon *p = NULL;
+    if (!strcmp(what, "poseidon") && cuzk_poseidon_merkle(o->arity, &p))
+        return usage_fail(cuzk_errmsg(), NULL);
+    cuzk_rng g;
+    cuzk_rng_seed(&g, o->seed);
+    cuzk_fr vals[CUZK_POSEIDON_MAX_ARITY];
+    cuzk_bool bits[512];
+    cuzk_u32 iv[8];
+    for (int i = 0; i < CUZK_POSEIDON_MAX_ARITY; i++)
+        cuzk_fr_rng(&vals[i], &g);
+    for (int i = 0; i < 512; i++)
+        bits[i] = cuzk_bool_const((int)(cuzk_rng_u64(&g) & 1));
+    for (int i = 0; i < 8; i++)
+        iv[i] = cuzk_u32_const(CUZK_SHA256_IV[i]);
+    cuzk_cs *cs = NULL;
+    cuzk_err e = CUZK_OK;
+    uint64_t constraints = 0, aux = 0;
+    double t0 = cuzk_now();
+    for (unsigned k = 0; k < o->count && !e; k++) {
+        if (!cs || mode == CUZK_CS_RECORD) {
+            cuzk_cs_free(cs);
+            e = cuzk_cs_new(&cs, mode);
+        } else {
+            e = cuzk_cs_reset(cs);
+        }
+        if (!e)
+            e = bench_one(cs, p, vals, bits, iv);
+        if (!e)
+            e = cuzk_cs_finish(cs);
+        if (!e) {
+            constraints = cuzk_cs_num_constraints(cs);
+            aux = cuzk_cs_num_aux(cs);
+        }
+    }
+    double dt = cuzk_now() - t0;
+    cuzk_cs_free(cs);
+    if (e) {
+        fprintf(stderr, "cuzk: circuit: bench %s: %s\n", what, cuzk_errmsg());
+        return 2;
+    }
+    printf("bench=%s\nmode=%s\ncount=%u\nconstraints_per_circuit=%llu\naux_per_circuit=%llu\n"
+           "seconds=%.3f\nus_per_gadget=%.1f\n",
+           what, o->mode ? o->mode : "witness", o->count, (unsigned long long)constraints,
+           (unsigned long long)aux, dt, dt * 1e6 / o->count);
+    return 0;
+}
+
+static int bench_main(int argc, char **argv)
+{
+    if (argc < 1)
+        return usage_fail("bench needs native-poseidon, poseidon or sha256-compression", NULL);
+    stats_opts o = {8, 8, 2, 0, 0, 64, 1000, 0, 0, 0, 1, NULL};
+    if (parse_opts(argc - 1, argv + 1, &o))
+        return 2;
+    if (!o.count)
+        return usage_fail("--count must be at least 1", NULL);
+    if (!strcmp(argv[0], "native-poseidon"))
+        return bench_native(&o);
+    if (!strcmp(argv[0], "poseidon") || !strcmp(argv[0], "sha256-compression"))
+        return bench_synth(argv[0], &o);
+    return usage_fail("unknown bench ", argv[0]);
+}
+
 int cmd_circuit_main(int argc, char **argv)
 {
-    if (argc < 1 || strcmp(argv[0], "stats"))
-        return usage_fail("usage: cuzk circuit stats <circuit> [options]", NULL);
-    return stats_main(argc - 1, argv + 1);
+    if (argc >= 1 && !strcmp(argv[0], "stats"))
+        return stats_main(argc - 1, argv + 1);
+    if (argc >= 1 && !strcmp(argv[0], "bench"))
+        return bench_main(argc - 1, argv + 1);
+    return usage_fail("usage: cuzk circuit stats|bench <circuit> [options]", NULL);
 }

@@ -65,6 +65,13 @@ expect 0 "inputs=3" -- "$CUZK" circuit stats por --base 8 --levels 2
 expect 0 "constraints=1062" -- "$CUZK" circuit stats por --base 8 --levels 2 --private
 expect 0 "constraints=1764" -- "$CUZK" circuit stats por --base 8 --levels 2 --sub 4 --top 2
 
+# Benchmarks run (tiny counts; timings are not asserted). A circuit is the
+# gadget plus one input constraint for ONE.
+expect 0 "hashes_per_s=" -- "$CUZK" circuit bench native-poseidon --count 50 --threads 1
+expect 0 "constraints_per_circuit=506" -- "$CUZK" circuit bench poseidon --mode record --count 2
+expect 0 "constraints_per_circuit=506" -- "$CUZK" circuit bench poseidon --mode witness --count 3
+expect 0 "constraints_per_circuit=26353" -- "$CUZK" circuit bench sha256-compression --mode check --count 1
+
 # Bad arguments.
 expect 2 "cuzk: hash: which hash" -- "$CUZK" hash
 expect 2 "unknown hash 'md5'" -- "$CUZK" hash md5 00
@@ -86,5 +93,10 @@ expect 2 "bad or missing value for --levels" -- "$CUZK" circuit stats por --leve
 expect 2 "unknown option --bogus" -- "$CUZK" circuit stats por --bogus
 expect 2 "base arity 3" -- "$CUZK" circuit stats por --base 3
 expect 2 "arity 40" -- "$CUZK" circuit stats poseidon --arity 40
+expect 2 "--mode must be witness, record or check, not fast" -- "$CUZK" circuit bench poseidon --mode fast
+expect 2 "unknown bench md5" -- "$CUZK" circuit bench md5
+expect 2 "--count must be at least 1" -- "$CUZK" circuit bench poseidon --count 0
+expect 2 "bench needs" -- "$CUZK" circuit bench
+expect 2 "arity 0" -- "$CUZK" circuit bench native-poseidon --arity 0
 echo "test_hash: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
