@@ -13,6 +13,7 @@
 #include "cuzk/cs.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@
 
 struct cuzk_cs {
     cuzk_cs_mode mode;
+    int closed; /* finished or builder taken: one flag for the hot paths */
     int finished;
     cuzk_fr *in, *aux;
     uint64_t n_in, n_aux, cap_in, cap_aux;
@@ -32,6 +34,7 @@ struct cuzk_cs {
 
 static cuzk_fr g_pow2[256], g_one, g_minus_one;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static atomic_int g_ready; /* fast path: gadgets ask for these constantly */
 
 static void consts_init(void)
 {
@@ -40,23 +43,30 @@ static void consts_init(void)
     g_pow2[0] = g_one;
     for (int i = 1; i < 256; i++)
         blst_fr_add(&g_pow2[i], &g_pow2[i - 1], &g_pow2[i - 1]);
+    atomic_store_explicit(&g_ready, 1, memory_order_release);
+}
+
+static inline void consts(void)
+{
+    if (!atomic_load_explicit(&g_ready, memory_order_acquire))
+        pthread_once(&g_once, consts_init);
 }
 
 const cuzk_fr *cuzk_cs_pow2(unsigned i)
 {
-    pthread_once(&g_once, consts_init);
+    consts();
     return &g_pow2[i & 255];
 }
 
 const cuzk_fr *cuzk_cs_one(void)
 {
-    pthread_once(&g_once, consts_init);
+    consts();
     return &g_one;
 }
 
 const cuzk_fr *cuzk_cs_minus_one(void)
 {
-    pthread_once(&g_once, consts_init);
+    consts();
     return &g_minus_one;
 }
 
@@ -121,6 +131,8 @@ static cuzk_err grow_vals(cuzk_fr **p, uint64_t *cap, uint64_t need)
     uint64_t n = *cap ? *cap : 256;
     while (n < need)
         n *= 2;
+    if (n > MAX_INDEX) /* keeps the alloc fast path's bound check implicit */
+        n = MAX_INDEX;
     cuzk_fr *q = realloc(*p, (size_t)n * sizeof *q);
     if (!q)
         return cuzk_fail(CUZK_ENOMEM, "cs: out of memory growing the values to %llu",
@@ -174,7 +186,7 @@ cuzk_err cuzk_cs_reset(cuzk_cs *cs)
     cs->n_in = 1;
     cs->n_aux = 0;
     cs->n_constraints = 0;
-    cs->finished = 0;
+    cs->finished = cs->closed = 0;
     return CUZK_OK;
 }
 
@@ -194,6 +206,12 @@ static cuzk_err check_open(const cuzk_cs *cs, const char *what)
 
 cuzk_err cuzk_cs_alloc(cuzk_cs *cs, const cuzk_fr *value, cuzk_var *out)
 {
+    /* Witness-mode fast path: one store. */
+    if (!cs->r1cs && !cs->closed && value && cs->n_aux < cs->cap_aux) {
+        cs->aux[cs->n_aux] = *value;
+        *out = CUZK_VAR_AUX_BIT | (cuzk_var)cs->n_aux++;
+        return CUZK_OK;
+    }
     CUZK_TRY(check_open(cs, "alloc"));
     if (!value)
         return cuzk_fail(CUZK_EINVAL, "cs: alloc without a value");
@@ -287,6 +305,10 @@ cuzk_err cuzk_cs_enforce_lc(cuzk_cs *cs, const cuzk_lc *a, const cuzk_lc *b, con
 
 cuzk_err cuzk_cs_skip(cuzk_cs *cs, uint64_t n)
 {
+    if (cs->mode == CUZK_CS_WITNESS && !cs->closed) {
+        cs->n_constraints += n;
+        return CUZK_OK;
+    }
     CUZK_TRY(check_open(cs, "skip"));
     if (cs->mode != CUZK_CS_WITNESS)
         return cuzk_fail(CUZK_EINVAL, "cs: skip is for witness mode only");
@@ -301,7 +323,7 @@ cuzk_err cuzk_cs_finish(cuzk_cs *cs)
         CUZK_TRY(cuzk_r1cs_finalize(cs->r1cs));
     /* The input constraints x_i * 0 = 0 hold for any value: nothing to check. */
     cs->n_constraints += cs->n_in;
-    cs->finished = 1;
+    cs->finished = cs->closed = 1;
     return CUZK_OK;
 }
 
@@ -354,6 +376,6 @@ cuzk_err cuzk_cs_take_r1cs(cuzk_cs *cs, cuzk_r1cs **out)
         return cuzk_fail(CUZK_EINVAL, "cs: the builder was already taken");
     *out = cs->r1cs;
     cs->r1cs = NULL;
-    cs->taken = 1;
+    cs->taken = cs->closed = 1;
     return CUZK_OK;
 }
