@@ -6,7 +6,8 @@
  * "zkey"), a u32 version, a u32 section count, then sections of (u32 type,
  * u64 size, bytes), all little-endian. Readers map the file, check the
  * container, every section size against its contents, the field primes and
- * every point (canonical coordinates, on the curve, in the subgroup), and fail
+ * every point (canonical coordinates, on the curve, in the subgroup: see
+ * cuzk_zkey_read for when), and fail
  * with CUZK_EFORMAT (layout), CUZK_ECURVE (points) or CUZK_EUNSUPPORTED (a
  * curve or feature cuzk does not handle, e.g. bn128) and a message that names
  * the file, the section and the offending element.
@@ -80,10 +81,16 @@ typedef struct {
     cuzk_fr *a_val, *b_val;
 } cuzk_zkey;
 
-/* Read and validate a Groth16 zkey for BLS12-381: points on the curve and in
- * the subgroup (subgroup checks are multi-threaded), coefficient entries in
- * range, B1 and B2 empty for the same variables. */
+/* Read and validate a Groth16 zkey for BLS12-381: every point canonical and
+ * on the curve, the verifying key's points (header, IC) in the subgroup,
+ * coefficient entries in range, B1 and B2 empty for the same variables. The
+ * subgroup checks of the proving-key points (the bulk of the file) are
+ * deferred: cuzk_zkey_prove runs them if its proof fails to verify, so a bad
+ * key is still named as such. Multi-threaded. */
 cuzk_err cuzk_zkey_read(const char *path, cuzk_zkey **out);
+/* Subgroup check of every proving-key point: ECURVE naming the section and
+ * index of the first bad one. */
+cuzk_err cuzk_zkey_check_subgroups(const cuzk_zkey *z);
 void cuzk_zkey_free(cuzk_zkey *z);
 
 /* Prove from a full witness (n == n_vars, w[0] == 1). r, s as in groth16.h

@@ -6,7 +6,9 @@
  * 4 coefficients (u32 count, then count x (u32 matrix 0=A 1=B, u32 row,
  * u32 signal, 32-byte c R^2 mod r)); 5 A, 6 B1 (n_vars G1), 7 B2 (n_vars G2),
  * 8 C (n_vars - n_public - 1 G1), 9 H (domain_size G1); 10 the MPC record,
- * which proving does not need.
+ * which proving does not need. Every point is checked to be canonical and on
+ * the curve when read; the subgroup check is made for the verifying key at
+ * once and for the proving key only if a proof fails (read_points).
  *
  * Reading turns the key into cuzk's form (snark.h) so that proving is the
  * same code as for .params files: points at infinity leave A, B1, B2 and C
@@ -44,20 +46,25 @@ void cuzk_zkey_free(cuzk_zkey *z)
 typedef struct {
     const uint8_t *src;
     void *dst;
-    int g2;
+    int g2, in_group;
 } pts_ctx;
 
 static int point_bad(void *vctx, uint64_t i)
 {
     pts_ctx *c = vctx;
     if (c->g2)
-        return snark_g2_from_lem((blst_p2_affine *)c->dst + i, c->src + 192 * i, 1) != CUZK_OK;
-    return snark_g1_from_lem((blst_p1_affine *)c->dst + i, c->src + 96 * i, 1) != CUZK_OK;
+        return snark_g2_from_lem((blst_p2_affine *)c->dst + i, c->src + 192 * i, c->in_group) !=
+               CUZK_OK;
+    return snark_g1_from_lem((blst_p1_affine *)c->dst + i, c->src + 96 * i, c->in_group) != CUZK_OK;
 }
 
-/* Decode n points of a section into a new array (*out, malloc'd). */
+/* Decode n points of a section into a new array (*out, malloc'd). The
+ * subgroup check is made here for the verifying key (in_group); for the
+ * proving-key sections it is left to cuzk_zkey_check_subgroups, which the
+ * prover runs only when its proof fails to verify (a point outside the
+ * subgroup cannot give a valid proof), so loading stays cheap. */
 static cuzk_err read_points(const char *path, const char *what, const uint8_t *src, size_t size,
-                            size_t n, int g2, void **out)
+                            size_t n, int g2, int in_group, void **out)
 {
     size_t sz = g2 ? 192 : 96;
     if (size != n * sz)
@@ -66,11 +73,11 @@ static cuzk_err read_points(const char *path, const char *what, const uint8_t *s
     void *dst = malloc((n ? n : 1) * (g2 ? sizeof(blst_p2_affine) : sizeof(blst_p1_affine)));
     if (!dst)
         return cuzk_fail(CUZK_ENOMEM, "%s: cannot allocate the %s points", path, what);
-    pts_ctx c = {src, dst, g2};
+    pts_ctx c = {src, dst, g2, in_group};
     uint64_t bad = cuzk_parallel_first(n, 1024, point_bad, &c);
     if (bad != UINT64_MAX) {
-        cuzk_err e = g2 ? snark_g2_from_lem(dst, src + 192 * bad, 1)
-                        : snark_g1_from_lem(dst, src + 96 * bad, 1);
+        cuzk_err e = g2 ? snark_g2_from_lem(dst, src + 192 * bad, in_group)
+                        : snark_g1_from_lem(dst, src + 96 * bad, in_group);
         free(dst);
         return cuzk_fail_ctx(e, "%s: %s point %llu (offset %llu in the section): ", path, what,
                              (unsigned long long)bad, (unsigned long long)(bad * sz));
@@ -249,13 +256,13 @@ cuzk_err cuzk_zkey_read(const char *path, cuzk_zkey **out)
     size_t nv = z->n_vars, ni = (size_t)z->n_public + 1, m = (size_t)1 << z->log_m;
     cuzk_params *pp = &z->params;
     void *v;
-    if ((rc = read_points(path, "IC", s[SEC_IC], sz[SEC_IC], ni, 0, &v)))
+    if ((rc = read_points(path, "IC", s[SEC_IC], sz[SEC_IC], ni, 0, 1, &v)))
         goto fail;
     pp->vk.ic = v;
     pp->vk.n_ic = ni;
     if ((rc = read_coefs(path, z, s[SEC_COEFS], sz[SEC_COEFS])))
         goto fail;
-    if ((rc = read_points(path, "H", s[SEC_H], sz[SEC_H], m, 0, &v)))
+    if ((rc = read_points(path, "H", s[SEC_H], sz[SEC_H], m, 0, 0, &v)))
         goto fail;
     pp->h = v;
     pp->n_h = m;
@@ -264,15 +271,15 @@ cuzk_err cuzk_zkey_read(const char *path, cuzk_zkey **out)
             rc = cuzk_fail(CUZK_ECURVE, "%s: H point %zu is the point at infinity", path, i);
             goto fail;
         }
-    if ((rc = read_points(path, "A", s[SEC_A], sz[SEC_A], nv, 0, &v)))
+    if ((rc = read_points(path, "A", s[SEC_A], sz[SEC_A], nv, 0, 0, &v)))
         goto fail;
     pp->a = v;
     if ((rc = compact(pp->a, nv, 0, &z->a_density, &pp->n_a)))
         goto fail;
-    if ((rc = read_points(path, "B1", s[SEC_B1], sz[SEC_B1], nv, 0, &v)))
+    if ((rc = read_points(path, "B1", s[SEC_B1], sz[SEC_B1], nv, 0, 0, &v)))
         goto fail;
     pp->b_g1 = v;
-    if ((rc = read_points(path, "B2", s[SEC_B2], sz[SEC_B2], nv, 1, &v)))
+    if ((rc = read_points(path, "B2", s[SEC_B2], sz[SEC_B2], nv, 1, 0, &v)))
         goto fail;
     pp->b_g2 = v;
     for (size_t i = 0; i < nv; i++)
@@ -287,7 +294,7 @@ cuzk_err cuzk_zkey_read(const char *path, cuzk_zkey **out)
         (rc = compact(pp->b_g2, nv, 1, &d2, &pp->n_b_g2)))
         goto fail;
     free(d2);
-    if ((rc = read_points(path, "C", s[SEC_C], sz[SEC_C], nv - ni, 0, &v)))
+    if ((rc = read_points(path, "C", s[SEC_C], sz[SEC_C], nv - ni, 0, 0, &v)))
         goto fail;
     pp->l = v;
     if ((rc = compact(pp->l, nv - ni, 0, &z->l_density, &pp->n_l)))
@@ -334,6 +341,44 @@ static void zkey_spmv(const cuzk_zkey *z, const cuzk_fr *w, cuzk_fr *a, cuzk_fr 
     cuzk_parallel_for(m, 1024, spmv_rows, &cb);
 }
 
+typedef struct {
+    const void *pts;
+    int g2;
+} grp_ctx;
+
+static int not_in_group(void *vctx, uint64_t i)
+{
+    grp_ctx *c = vctx;
+    if (c->g2)
+        return !blst_p2_affine_in_g2((const blst_p2_affine *)c->pts + i);
+    return !blst_p1_affine_in_g1((const blst_p1_affine *)c->pts + i);
+}
+
+cuzk_err cuzk_zkey_check_subgroups(const cuzk_zkey *z)
+{
+    const cuzk_params *p = &z->params;
+    struct {
+        const char *name;
+        const void *pts;
+        size_t n;
+        int g2;
+    } q[] = {{"H", p->h, p->n_h, 0},
+             {"C", p->l, p->n_l, 0},
+             {"A", p->a, p->n_a, 0},
+             {"B1", p->b_g1, p->n_b_g1, 0},
+             {"B2", p->b_g2, p->n_b_g2, 1}};
+    for (size_t k = 0; k < sizeof q / sizeof *q; k++) {
+        grp_ctx c = {q[k].pts, q[k].g2};
+        uint64_t bad = cuzk_parallel_first(q[k].n, 256, not_in_group, &c);
+        if (bad != UINT64_MAX)
+            return cuzk_fail(CUZK_ECURVE,
+                             "zkey: %s point %llu (counting finite points only) is not in the "
+                             "subgroup",
+                             q[k].name, (unsigned long long)bad);
+    }
+    return CUZK_OK;
+}
+
 cuzk_err cuzk_zkey_prove(cuzk_backend *be, const cuzk_zkey *z, const cuzk_fr *w, size_t n,
                          const cuzk_fr *r, const cuzk_fr *s, cuzk_proof *out,
                          cuzk_prove_timings *tm)
@@ -361,7 +406,8 @@ cuzk_err cuzk_zkey_prove(cuzk_backend *be, const cuzk_zkey *z, const cuzk_fr *w,
         goto out;
     tm->spmv = t_spmv;
     tm->total = cuzk_now() - t0;
-    if (cuzk_groth16_verify(&z->params.vk, w + 1, z->n_public, out) != CUZK_OK)
+    if (cuzk_groth16_verify(&z->params.vk, w + 1, z->n_public, out) != CUZK_OK &&
+        (rc = cuzk_zkey_check_subgroups(z)) == CUZK_OK)
         rc = cuzk_fail(CUZK_EINVAL, "the witness does not satisfy the circuit of this key (its "
                                     "proof does not verify)");
 out:

@@ -386,6 +386,44 @@ static void own_zkey(void)
     CHECK_ERR(cuzk_zkey_prove(be, z, bad, nv, NULL, NULL, &p1, NULL), CUZK_EINVAL,
               "does not satisfy");
     free(bad);
+    /* A point on the curve but outside the subgroup: the key loads (only the
+     * verifying key is subgroup-checked up front) and proving names it. */
+    blst_p1_affine off;
+    blst_fp x, rhs, four;
+    uint64_t four_l[6] = {4, 0, 0, 0, 0, 0};
+    blst_fp_from_uint64(&four, four_l);
+    for (uint64_t t = 1;; t++) {
+        uint64_t l[6] = {t + 1000, 0, 0, 0, 0, 0};
+        blst_fp_from_uint64(&x, l);
+        blst_fp_sqr(&rhs, &x);
+        blst_fp_mul(&rhs, &rhs, &x);
+        blst_fp_add(&rhs, &rhs, &four);
+        if (blst_fp_sqrt(&off.y, &rhs)) {
+            off.x = x;
+            break;
+        }
+    }
+    CHECK(blst_p1_affine_on_curve(&off) && !blst_p1_affine_in_g1(&off));
+    size_t zsize, alen;
+    uint8_t *zimg = slurp(zp, &zsize);
+    size_t a_at = zimg ? section_at(zimg, zsize, 5, &alen) : 0;
+    CHECK(a_at != 0);
+    if (a_at) {
+        snark_g1_to_lem(zimg + a_at, &off); /* signal 0 (ONE) is in A */
+        const char *bp = tmp_path("off.zkey");
+        CHECK_OK(cuzk_write_file(bp, zimg, zsize));
+        cuzk_zkey *zb = NULL;
+        CHECK_OK(cuzk_zkey_read(bp, &zb));
+        if (zb) {
+            CHECK_ERR(cuzk_zkey_check_subgroups(zb), CUZK_ECURVE, "A point 0");
+            CHECK_ERR(cuzk_zkey_prove(be, zb, w, nv, NULL, NULL, &p1, NULL), CUZK_ECURVE,
+                      "not in the subgroup");
+            cuzk_zkey_free(zb);
+        }
+        unlink(bp);
+    }
+    free(zimg);
+    CHECK_OK(cuzk_zkey_check_subgroups(z));
     /* bellperson-basis parameters cannot become a zkey */
     cuzk_params bp;
     memset(&bp, 0, sizeof bp);
