@@ -22,6 +22,14 @@ have cmake || need_pkgs+=(cmake)
 have npm || need_pkgs+=(npm)
 have openssl || need_pkgs+=(openssl)
 have perl || need_pkgs+=(perl)
+# cuzk-daemon: the gRPC C core, protobuf-c (library and protoc-c),
+# libmicrohttpd, toml11 (a C++ header library, hence g++), libsystemd
+# (sd_notify) and pkg-config to find them; the daemon tests' Python client
+# uses python3-grpcio and python3-grpc-tools.
+for p in pkg-config g++ libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev \
+         libsystemd-dev libtoml11-dev python3-grpcio python3-grpc-tools; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || need_pkgs+=("$p")
+done
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then
         echo "deps: missing ${need_pkgs[*]}; run as root or install them" >&2

@@ -8,8 +8,12 @@
 
 typedef enum { CUZK_LOG_DEBUG = 0, CUZK_LOG_INFO, CUZK_LOG_WARN, CUZK_LOG_ERROR } cuzk_log_level;
 
-/* Send lines to `path` (appended) in addition to nothing else; NULL = stderr. */
+/* Send lines to `path` (appended) in addition to nothing else; NULL = stderr.
+ * Calling it again with a file open replaces that file under the same
+ * descriptor (log rotation on SIGHUP). */
 cuzk_err cuzk_log_open(const char *path);
+/* JSON lines {"ts","level","msg"} instead of text (logging.format = json). */
+void cuzk_log_set_json(int json);
 void cuzk_log_set_level(cuzk_log_level lvl);
 void cuzk_log(cuzk_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -187,8 +187,17 @@ static int bench_prove(int argc, char **argv)
     return 0;
 }
 
+#ifdef CUZK_BENCH_CLIENT
+int cuzk_bench_client(int argc, char **argv); /* bench_client.c; -1: not a client command */
+#endif
+
 int main(int argc, char **argv)
 {
+#ifdef CUZK_BENCH_CLIENT
+    int client_rc = cuzk_bench_client(argc, argv);
+    if (client_rc >= 0)
+        return client_rc;
+#endif
     if (argc < 2) {
         fprintf(stderr, "usage: cuzk-bench ntt|msm|prove [options]\n");
         return 2;

@@ -13,6 +13,7 @@
 
 static int log_fd = 2;
 static cuzk_log_level log_level = CUZK_LOG_INFO;
+static int log_json;
 
 cuzk_err cuzk_log_open(const char *path)
 {
@@ -23,8 +24,21 @@ cuzk_err cuzk_log_open(const char *path)
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0)
         return cuzk_fail(CUZK_EIO, "cannot open log %s: %s", path, strerror(errno));
-    log_fd = fd;
+    if (log_fd != 2) {
+        /* Reopening (log rotation): dup2 swaps the file under the same
+         * descriptor atomically, so a concurrent writer never sees a closed
+         * one. */
+        dup2(fd, log_fd);
+        close(fd);
+    } else {
+        log_fd = fd;
+    }
     return CUZK_OK;
+}
+
+void cuzk_log_set_json(int json)
+{
+    log_json = json;
 }
 
 void cuzk_log_set_level(cuzk_log_level lvl)
@@ -47,7 +61,34 @@ void cuzk_log(cuzk_log_level lvl, const char *fmt, ...)
                   names[lvl]);
     va_list ap;
     va_start(ap, fmt);
-    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    int m;
+    if (log_json) {
+        /* {"ts":"...","level":"INFO","msg":"..."}: the message escaped. */
+        char msg[1536];
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        char ts[40];
+        memcpy(ts, line, (size_t)n);
+        while (n > 0 && ts[n - 1] == ' ')
+            n--;
+        ts[n] = 0;
+        char *sp = strchr(ts, ' ');
+        if (sp)
+            *sp = 0;
+        n = snprintf(line, sizeof line, "{\"ts\":\"%s\",\"level\":\"%s\",\"msg\":\"", ts,
+                     names[lvl]);
+        for (const char *p = msg; *p && n < (int)sizeof line - 16; p++) {
+            unsigned char ch = (unsigned char)*p;
+            if (ch == '"' || ch == '\\')
+                n += snprintf(line + n, sizeof line - (size_t)n, "\\%c", ch);
+            else if (ch < 0x20)
+                n += snprintf(line + n, sizeof line - (size_t)n, "\\u%04x", ch);
+            else
+                line[n++] = (char)ch;
+        }
+        m = snprintf(line + n, sizeof line - (size_t)n, "\"}");
+    } else {
+        m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    }
     va_end(ap);
     if (m < 0)
         m = 0;

@@ -1,0 +1,85 @@
+/* cuzk-daemon configuration: defaults, a TOML file, command-line overrides.
+ *
+ * Keys (TOML tables and their keys; every other key is reported as unknown,
+ * never silently ignored):
+ *
+ *   verify_proofs = true                      verify each proof before returning it
+ *   [daemon]  listen = "unix:///run/curio/cuzk.sock"   gRPC; or "host:port" for TCP
+ *             status_listen = ""             HTTP /status /metrics /healthz ("" = off),
+ *                                            "host:port"
+ *             log_file = ""                  "" = stderr
+ *             pid_file = ""
+ *             backend = "cpu"                cpu | cuda | auto
+ *             max_message_bytes = 134217728  largest gRPC message accepted
+ *             shutdown_grace_s = 30          SIGTERM: time for running jobs to end
+ *   [memory]  budget = "auto"                SRS budget: "auto" (MemAvailable at start),
+ *                                            bytes, or "64GiB" / "512MiB" / "0" (none)
+ *             pinned_budget = "0"            pinned host bytes (CUDA backend)
+ *   [gpus]    devices = []                   CUDA ordinals to use (empty = all)
+ *   [synthesis] threads = 0                  CPU threads (0 = all online CPUs)
+ *   [srs]     param_cache = $FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters
+ *             preload = []                   circuit ids loaded before ready
+ *   [scheduler] workers = 1                  jobs proved at once
+ *               max_queued = 1024            queued jobs beyond this are refused
+ *               retain = 1024                finished jobs kept for AwaitProof
+ *               max_synthetic_constraints = 16777216
+ *   [logging] level = "info"                 debug | info | warn | error
+ *             format = "text"                text | json
+ *   [circuits.<id>] params = "...", vk = "...", pce = "..."   register a circuit
+ *
+ * The file is parsed with toml11 (a C++ library; see src/daemon/toml_shim.cc)
+ * into a flat list of typed keys that the C side validates. */
+#ifndef CUZK_CONFIG_H
+#define CUZK_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/err.h"
+
+#define CUZK_CONFIG_MAX_LIST 64
+
+typedef struct {
+    char *id, *params, *vk, *pce;
+} cuzk_config_circuit;
+
+typedef struct {
+    int verify_proofs;
+    char *listen, *status_listen, *log_file, *pid_file, *backend;
+    uint64_t max_message_bytes;
+    double shutdown_grace_s;
+    int budget_auto;
+    uint64_t budget_bytes, pinned_budget_bytes;
+    int gpu_devices[CUZK_CONFIG_MAX_LIST];
+    size_t n_gpu_devices;
+    unsigned synthesis_threads;
+    char *param_cache;
+    char *preload[CUZK_CONFIG_MAX_LIST];
+    size_t n_preload;
+    unsigned workers;
+    uint64_t max_queued, retain, max_synthetic;
+    int log_level; /* cuzk_log_level */
+    int log_json;
+    cuzk_config_circuit circuits[CUZK_CONFIG_MAX_LIST];
+    size_t n_circuits;
+} cuzk_config;
+
+/* Defaults (param_cache from $FIL_PROOFS_PARAMETER_CACHE when set). */
+cuzk_err cuzk_config_defaults(cuzk_config *c);
+
+/* Apply a TOML file over c. Errors (EIO unreadable, EFORMAT syntax, EINVAL a
+ * bad value or an unknown key) name the file, line and key. All unknown keys
+ * are listed in the message, not just the first. */
+cuzk_err cuzk_config_load_file(cuzk_config *c, const char *path);
+
+/* Apply one setting by its dotted name ("daemon.listen", "memory.budget",
+ * "srs.preload" (comma-separated list), ...) from a string, as a command-line
+ * flag does. EINVAL names the key and the value. */
+cuzk_err cuzk_config_set(cuzk_config *c, const char *key, const char *value);
+
+/* "64GiB", "512MiB", "1000", "1.5GB": bytes. EINVAL otherwise. */
+cuzk_err cuzk_parse_bytes(const char *s, uint64_t *out);
+
+void cuzk_config_free(cuzk_config *c);
+
+#endif

@@ -1,0 +1,178 @@
+/* The daemon's job engine: proof jobs from submission to result.
+ *
+ * A job is submitted, queued by priority (CRITICAL > HIGH > NORMAL > LOW,
+ * FIFO within a level), run by one of a fixed set of worker threads (each
+ * with its own backend), and ends exactly once as COMPLETED, FAILED or
+ * CANCELLED. Its stages are timed (queue, srs_load, synthesis, prove,
+ * verify, total) and the times travel with the result, the job's log lines
+ * (`job=<id>` key=value) and the metrics.
+ *
+ * Kinds: GENERIC_R1CS (a circuit id resolved by the SRS manager; one witness
+ * image per partition in the request), SYNTHETIC (a built-in synthetic
+ * circuit; its parameter files are generated into the parameter folder on
+ * first use) and the four Filecoin kinds, which are accepted and fail with
+ * "circuit not available yet" until their circuits exist.
+ *
+ * Cancellation removes a queued job at once; a running one stops at the next
+ * stage or partition boundary, and its memory is freed there. Finished jobs
+ * are kept for `retain` of them (oldest dropped first) so AwaitProof can be
+ * repeated. All functions are thread-safe. This is the daemon's engine until
+ * the scheduler of DESIGN.md section 2 (partition pipeline, memory admission)
+ * replaces it behind the same calls. */
+#ifndef CUZK_JOBS_H
+#define CUZK_JOBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cuzk/err.h"
+#include "cuzk/srs.h"
+
+/* Enum values are those of proving.proto. */
+typedef enum {
+    CUZK_KIND_UNSPECIFIED = 0,
+    CUZK_KIND_POREP_SEAL_COMMIT = 1,
+    CUZK_KIND_SNAP_DEALS_UPDATE = 2,
+    CUZK_KIND_WINDOW_POST_PARTITION = 3,
+    CUZK_KIND_WINNING_POST = 4,
+    CUZK_KIND_GENERIC_R1CS = 16,
+    CUZK_KIND_SYNTHETIC = 17,
+} cuzk_proof_kind;
+
+typedef enum {
+    CUZK_PRIO_UNSPECIFIED = 0,
+    CUZK_PRIO_LOW = 1,
+    CUZK_PRIO_NORMAL = 2,
+    CUZK_PRIO_HIGH = 3,
+    CUZK_PRIO_CRITICAL = 4,
+} cuzk_priority;
+
+typedef enum {
+    CUZK_JOB_UNKNOWN = 0,
+    CUZK_JOB_COMPLETED = 1,
+    CUZK_JOB_FAILED = 2,
+    CUZK_JOB_CANCELLED = 3,
+    CUZK_JOB_TIMEOUT = 4, /* await only: the job has not ended yet */
+} cuzk_job_status;
+
+#define CUZK_JOB_ID_MAX 40
+#define CUZK_REQUEST_ID_MAX 128
+#define CUZK_JOB_MAX_PARTITIONS 64
+
+/* Kind name for logs and metrics ("porep_seal_commit", ...); "unknown" for
+ * values outside the enum. */
+const char *cuzk_kind_name(int kind);
+const char *cuzk_priority_name(int prio);
+/* Whether a value is one of the kinds above (UNSPECIFIED excluded). */
+int cuzk_kind_valid(int kind);
+
+typedef struct {
+    const char *request_id; /* may be NULL or "" */
+    int kind;               /* cuzk_proof_kind */
+    int priority;           /* cuzk_priority; UNSPECIFIED = NORMAL */
+    const char *circuit_id; /* GENERIC_R1CS */
+    /* GENERIC_R1CS: witness images (cuzk .wit format), one per partition;
+     * copied by submit. */
+    const uint8_t *const *witnesses;
+    const size_t *witness_sizes;
+    size_t n_witnesses;
+    /* SYNTHETIC */
+    uint64_t synthetic_constraints, synthetic_seed;
+    uint32_t synthetic_public_inputs, synthetic_partitions;
+} cuzk_job_request;
+
+/* A finished (or timed-out) job as AwaitProof reports it; owned by the
+ * caller after cuzk_jobs_await, released with cuzk_job_result_free. */
+typedef struct {
+    char job_id[CUZK_JOB_ID_MAX];
+    cuzk_job_status status;
+    uint8_t *proof; /* 192 bytes per partition */
+    size_t proof_size;
+    uint8_t *public_inputs; /* per partition: inputs_per_partition x 32 bytes LE */
+    size_t n_partitions, inputs_per_partition;
+    char error[1024];
+    char circuit_id[CUZK_SRS_ID_MAX + 1];
+    uint64_t queue_wait_ms, srs_load_ms, synthesis_ms, prove_ms, verify_ms, total_ms;
+} cuzk_job_result;
+
+void cuzk_job_result_free(cuzk_job_result *r);
+
+typedef struct {
+    unsigned workers;       /* prove workers, >= 1 */
+    const char *backend;    /* "cpu", "cuda", "auto" */
+    int verify_proofs;      /* verify each proof before returning it */
+    const char *param_dir;  /* where synthetic circuits' files are generated */
+    size_t retain;          /* finished jobs kept for await (>= 1) */
+    size_t max_queued;      /* submissions beyond this fail with ENOMEM */
+    uint64_t max_synthetic; /* largest synthetic circuit accepted */
+} cuzk_jobs_config;
+
+typedef struct cuzk_jobs cuzk_jobs;
+
+/* Starts the workers (each opens its backend: EUNSUPPORTED when it is not
+ * available). srs is borrowed and must outlive the engine. */
+cuzk_err cuzk_jobs_new(const cuzk_jobs_config *cfg, cuzk_srs_manager *srs, cuzk_jobs **out);
+/* The name of the backend the workers opened ("cpu", "cuda"). */
+const char *cuzk_jobs_backend(const cuzk_jobs *j);
+/* Cancels what is left, joins the workers, frees everything. */
+void cuzk_jobs_free(cuzk_jobs *j);
+
+/* Queue a job. Errors concern the call itself: EINVAL for an unknown kind,
+ * a bad circuit id, missing or superfluous inputs, too many partitions;
+ * ENOMEM when the queue is full; EUNSUPPORTED while draining. A request_id
+ * already known returns that job (*existing = 1). Everything about the
+ * content (witness bytes, files, Filecoin kinds) fails the job instead. */
+cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *req, char job_id[CUZK_JOB_ID_MAX],
+                          uint32_t *queue_position, int *existing);
+
+/* Wait until the job ends or timeout_ms passes (0 = no limit), or *abort
+ * becomes non-zero (a client that went away; may be NULL; wake waiters with
+ * cuzk_jobs_wake). On timeout or abort the result has status TIMEOUT. EINVAL
+ * for an unknown job id. */
+cuzk_err cuzk_jobs_await(cuzk_jobs *j, const char *job_id, uint64_t timeout_ms,
+                         const volatile int *abort, cuzk_job_result *out);
+void cuzk_jobs_wake(cuzk_jobs *j);
+
+/* Cancel a job: a queued one ends CANCELLED now, a running one at its next
+ * boundary (*was_running = 1). Cancelling a finished job changes nothing.
+ * EINVAL for an unknown job id. */
+cuzk_err cuzk_jobs_cancel(cuzk_jobs *j, const char *job_id, int *was_running);
+
+/* Stop accepting jobs; wait up to grace_s for queued and running jobs to
+ * end, then cancel what is left and wait for the workers to stop. */
+void cuzk_jobs_drain(cuzk_jobs *j, double grace_s);
+
+/* Status for GetStatus and /status. */
+typedef struct {
+    char job_id[CUZK_JOB_ID_MAX];
+    int kind, priority;
+    const char *stage; /* static string */
+    uint32_t partitions, partitions_done;
+    char circuit_id[CUZK_SRS_ID_MAX + 1];
+} cuzk_job_info;
+
+#define CUZK_JOBS_N_KINDS 7 /* the kinds above, in enum order */
+
+typedef struct {
+    int kind;
+    uint32_t pending, in_progress;
+    uint64_t completed, failed, cancelled;
+} cuzk_kind_stats;
+
+typedef struct {
+    cuzk_job_info *jobs; /* queued and running, malloc'd */
+    size_t n_jobs;
+    cuzk_kind_stats kinds[CUZK_JOBS_N_KINDS];
+    uint64_t completed, failed, cancelled;
+    int draining;
+} cuzk_jobs_status;
+
+cuzk_err cuzk_jobs_status_get(cuzk_jobs *j, cuzk_jobs_status *out);
+void cuzk_jobs_status_free(cuzk_jobs_status *s);
+
+/* Prometheus text of the engine (job counters by kind and outcome, stage
+ * duration histograms, queue depths), written to out. */
+void cuzk_jobs_metrics(cuzk_jobs *j, FILE *out);
+
+#endif

@@ -1,0 +1,761 @@
+/* cuzk-bench as the daemon's client (gRPC C core + protobuf-c):
+ *
+ *   cuzk-bench wait-ready [--timeout S]          until Health.Check says SERVING
+ *   cuzk-bench single  JOB-SPEC [--out PROOF] [--public-out FILE]
+ *   cuzk-bench batch   JOB-SPEC -n N [-j J]       N jobs, J at a time; throughput
+ *   cuzk-bench submit  JOB-SPEC                   prints the job id
+ *   cuzk-bench await   JOB-ID [--timeout-ms T]
+ *   cuzk-bench cancel  JOB-ID
+ *   cuzk-bench status | metrics
+ *   cuzk-bench preload ID | evict ID
+ *
+ *   JOB-SPEC: --kind synthetic|r1cs|porep|snap|window-post|winning-post
+ *             synthetic: --constraints N [--public-inputs K] [--seed S] [--partitions P]
+ *             r1cs:      --circuit ID --witness FILE [--witness FILE ...]
+ *             [--priority low|normal|high|critical] [--request-id ID]
+ *   common:   --addr ADDR (default $CUZK_ADDR, else unix:///run/curio/cuzk.sock)
+ *             --json (machine-readable output), --rpc-timeout S (default none)
+ *
+ * Each call is one unary RPC on a pluck completion queue: one batch with
+ * every op, then pluck its tag. Exit status: 0 success; 1 a job that did not
+ * complete (FAILED, CANCELLED, TIMEOUT) or not ready in time; 2 usage or RPC
+ * errors, printed as one line "cuzk-bench: <what>: <status>: <details>". */
+#define _GNU_SOURCE
+#include "cuzk/jobs.h"
+#include "cuzk/util.h"
+
+#include "cuzk/v1/proving.pb-c.h"
+#include "grpc/health/v1/health.pb-c.h"
+
+#include <grpc/byte_buffer.h>
+#include <grpc/byte_buffer_reader.h>
+#include <grpc/grpc.h>
+#include <grpc/grpc_security.h>
+#include <grpc/slice.h>
+#include <grpc/support/time.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_WIT CUZK_JOB_MAX_PARTITIONS
+
+typedef struct {
+    const char *addr, *out, *public_out, *circuit, *request_id, *job_id;
+    const char *witness[MAX_WIT];
+    int n_witness, json, n, j;
+    int kind, priority;
+    uint64_t constraints, seed, timeout_ms;
+    uint32_t public_inputs, partitions;
+    double timeout_s, rpc_timeout_s;
+} copts;
+
+typedef struct {
+    grpc_channel *ch;
+    double rpc_timeout_s;
+} client;
+
+typedef struct {
+    grpc_status_code status;
+    char details[1024];
+} rpc_status;
+
+static int client_open(client *c, const char *addr, double rpc_timeout_s)
+{
+    grpc_init();
+    grpc_channel_credentials *cr = grpc_insecure_credentials_create();
+    grpc_arg arg = {GRPC_ARG_INTEGER, GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, {.integer = -1}};
+    grpc_channel_args args = {1, &arg};
+    c->ch = grpc_channel_create(addr, cr, &args);
+    grpc_channel_credentials_release(cr);
+    c->rpc_timeout_s = rpc_timeout_s;
+    return c->ch ? 0 : -1;
+}
+
+static void client_close(client *c)
+{
+    grpc_channel_destroy(c->ch);
+    grpc_shutdown();
+}
+
+/* One unary call: request message in, response message out (caller frees
+ * with protobuf_c_message_free_unpacked). wait_for_ready: queue the call
+ * until the channel connects instead of failing at once. */
+static int call_unary(client *c, const char *method, const ProtobufCMessage *req,
+                      const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp,
+                      double timeout_s, int wait_for_ready, rpc_status *st)
+{
+    *resp = NULL;
+    memset(st, 0, sizeof *st);
+    gpr_timespec dl =
+        timeout_s > 0
+            ? gpr_time_add(gpr_now(GPR_CLOCK_REALTIME),
+                           gpr_time_from_millis((int64_t)(timeout_s * 1000), GPR_TIMESPAN))
+            : gpr_inf_future(GPR_CLOCK_REALTIME);
+    /* A queue per call: batch threads call concurrently, and a pluck queue
+     * allows only a few concurrent pluckers. */
+    grpc_completion_queue *cq = grpc_completion_queue_create_for_pluck(NULL);
+    grpc_slice m = grpc_slice_from_static_string(method);
+    grpc_call *call =
+        grpc_channel_create_call(c->ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, m, NULL, dl, NULL);
+    size_t n = protobuf_c_message_get_packed_size(req);
+    uint8_t *buf = malloc(n ? n : 1);
+    if (!buf) {
+        grpc_call_unref(call);
+        grpc_completion_queue_shutdown(cq);
+        grpc_completion_queue_destroy(cq);
+        st->status = GRPC_STATUS_RESOURCE_EXHAUSTED;
+        snprintf(st->details, sizeof st->details, "out of memory");
+        return -1;
+    }
+    protobuf_c_message_pack(req, buf);
+    grpc_slice s = grpc_slice_from_copied_buffer((const char *)buf, n);
+    free(buf);
+    grpc_byte_buffer *send = grpc_raw_byte_buffer_create(&s, 1);
+    grpc_slice_unref(s);
+    grpc_byte_buffer *recv = NULL;
+    grpc_metadata_array init_md, trail_md;
+    grpc_metadata_array_init(&init_md);
+    grpc_metadata_array_init(&trail_md);
+    grpc_slice details = grpc_empty_slice();
+    grpc_status_code status = GRPC_STATUS_UNKNOWN;
+    grpc_op ops[6];
+    memset(ops, 0, sizeof ops);
+    ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+    ops[0].flags = wait_for_ready ? GRPC_INITIAL_METADATA_WAIT_FOR_READY : 0;
+    ops[1].op = GRPC_OP_SEND_MESSAGE;
+    ops[1].data.send_message.send_message = send;
+    ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+    ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
+    ops[3].data.recv_initial_metadata.recv_initial_metadata = &init_md;
+    ops[4].op = GRPC_OP_RECV_MESSAGE;
+    ops[4].data.recv_message.recv_message = &recv;
+    ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
+    ops[5].data.recv_status_on_client.trailing_metadata = &trail_md;
+    ops[5].data.recv_status_on_client.status = &status;
+    ops[5].data.recv_status_on_client.status_details = &details;
+    int tag;
+    grpc_call_error ce = grpc_call_start_batch(call, ops, 6, &tag, NULL);
+    if (ce == GRPC_CALL_OK)
+        grpc_completion_queue_pluck(cq, &tag, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+    st->status = ce == GRPC_CALL_OK ? status : GRPC_STATUS_INTERNAL;
+    snprintf(st->details, sizeof st->details, "%.*s", (int)GRPC_SLICE_LENGTH(details),
+             (const char *)GRPC_SLICE_START_PTR(details));
+    if (st->status == GRPC_STATUS_OK && recv) {
+        grpc_byte_buffer_reader rd;
+        grpc_byte_buffer_reader_init(&rd, recv);
+        grpc_slice all = grpc_byte_buffer_reader_readall(&rd);
+        grpc_byte_buffer_reader_destroy(&rd);
+        *resp = protobuf_c_message_unpack(resp_desc, NULL, GRPC_SLICE_LENGTH(all),
+                                          GRPC_SLICE_START_PTR(all));
+        grpc_slice_unref(all);
+        if (!*resp) {
+            st->status = GRPC_STATUS_INTERNAL;
+            snprintf(st->details, sizeof st->details, "undecodable %s", resp_desc->name);
+        }
+    } else if (st->status == GRPC_STATUS_OK) {
+        st->status = GRPC_STATUS_INTERNAL;
+        snprintf(st->details, sizeof st->details, "no response message");
+    }
+    grpc_slice_unref(details);
+    grpc_metadata_array_destroy(&init_md);
+    grpc_metadata_array_destroy(&trail_md);
+    grpc_byte_buffer_destroy(send);
+    if (recv)
+        grpc_byte_buffer_destroy(recv);
+    grpc_call_unref(call);
+    grpc_completion_queue_shutdown(cq);
+    while (grpc_completion_queue_pluck(cq, NULL, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type !=
+           GRPC_QUEUE_SHUTDOWN)
+        ;
+    grpc_completion_queue_destroy(cq);
+    return st->status == GRPC_STATUS_OK ? 0 : -1;
+}
+
+static const char *status_name(grpc_status_code s)
+{
+    static const char *const names[] = {"OK",
+                                        "CANCELLED",
+                                        "UNKNOWN",
+                                        "INVALID_ARGUMENT",
+                                        "DEADLINE_EXCEEDED",
+                                        "NOT_FOUND",
+                                        "ALREADY_EXISTS",
+                                        "PERMISSION_DENIED",
+                                        "RESOURCE_EXHAUSTED",
+                                        "FAILED_PRECONDITION",
+                                        "ABORTED",
+                                        "OUT_OF_RANGE",
+                                        "UNIMPLEMENTED",
+                                        "INTERNAL",
+                                        "UNAVAILABLE",
+                                        "DATA_LOSS",
+                                        "UNAUTHENTICATED"};
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
+}
+
+static int rpc_fail(const char *what, const rpc_status *st)
+{
+    fprintf(stderr, "cuzk-bench: %s: %s: %s\n", what, status_name(st->status), st->details);
+    return 2;
+}
+
+/* ---- options ---- */
+
+static int parse_kind(const char *s)
+{
+    static const struct {
+        const char *name;
+        int kind;
+    } k[] = {{"synthetic", CUZK_KIND_SYNTHETIC},
+             {"r1cs", CUZK_KIND_GENERIC_R1CS},
+             {"porep", CUZK_KIND_POREP_SEAL_COMMIT},
+             {"snap", CUZK_KIND_SNAP_DEALS_UPDATE},
+             {"window-post", CUZK_KIND_WINDOW_POST_PARTITION},
+             {"winning-post", CUZK_KIND_WINNING_POST}};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (!strcmp(s, k[i].name))
+            return k[i].kind;
+    char *end;
+    long v = strtol(s, &end, 10); /* a raw enum value, for tests of unknown kinds */
+    return *s && !*end ? (int)v : -1;
+}
+
+static int parse_prio(const char *s)
+{
+    static const char *const names[] = {"unspecified", "low", "normal", "high", "critical"};
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    return -1;
+}
+
+static int parse_copts(int argc, char **argv, copts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->addr = getenv("CUZK_ADDR") ? getenv("CUZK_ADDR") : "unix:///run/curio/cuzk.sock";
+    o->kind = CUZK_KIND_SYNTHETIC;
+    o->constraints = 1024;
+    o->seed = 1;
+    o->n = 1;
+    o->j = 1;
+    o->timeout_s = 60;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--json")) {
+            o->json = 1;
+            continue;
+        }
+        if (a[0] != '-') {
+            o->job_id = a; /* positional: job id or circuit id */
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "cuzk-bench: %s needs a value\n", a);
+            return -1;
+        }
+        i++;
+        if (!strcmp(a, "--addr"))
+            o->addr = v;
+        else if (!strcmp(a, "--out"))
+            o->out = v;
+        else if (!strcmp(a, "--public-out"))
+            o->public_out = v;
+        else if (!strcmp(a, "--circuit"))
+            o->circuit = v;
+        else if (!strcmp(a, "--request-id"))
+            o->request_id = v;
+        else if (!strcmp(a, "--witness")) {
+            if (o->n_witness == MAX_WIT) {
+                fprintf(stderr, "cuzk-bench: at most %d witnesses\n", MAX_WIT);
+                return -1;
+            }
+            o->witness[o->n_witness++] = v;
+        } else if (!strcmp(a, "--kind")) {
+            if ((o->kind = parse_kind(v)) < 0) {
+                fprintf(stderr, "cuzk-bench: unknown kind \"%s\"\n", v);
+                return -1;
+            }
+        } else if (!strcmp(a, "--priority")) {
+            if ((o->priority = parse_prio(v)) < 0) {
+                fprintf(stderr, "cuzk-bench: unknown priority \"%s\"\n", v);
+                return -1;
+            }
+        } else if (!strcmp(a, "--timeout"))
+            o->timeout_s = atof(v);
+        else if (!strcmp(a, "--rpc-timeout"))
+            o->rpc_timeout_s = atof(v);
+        else if (!strcmp(a, "--timeout-ms"))
+            o->timeout_ms = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--constraints"))
+            o->constraints = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--seed"))
+            o->seed = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--public-inputs"))
+            o->public_inputs = (uint32_t)strtoul(v, NULL, 0);
+        else if (!strcmp(a, "--partitions"))
+            o->partitions = (uint32_t)strtoul(v, NULL, 0);
+        else if (!strcmp(a, "-n"))
+            o->n = atoi(v);
+        else if (!strcmp(a, "-j"))
+            o->j = atoi(v);
+        else {
+            fprintf(stderr, "cuzk-bench: unknown option %s\n", a);
+            return -1;
+        }
+    }
+    if (o->n < 1 || o->j < 1) {
+        fprintf(stderr, "cuzk-bench: -n and -j must be >= 1\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* The SubmitProofRequest of a job spec; witness files are read into *bufs
+ * (freed by the caller). */
+typedef struct {
+    Cuzk__V1__SubmitProofRequest req;
+    ProtobufCBinaryData wit[MAX_WIT];
+    uint8_t *bufs[MAX_WIT];
+    int n;
+} job_spec;
+
+static int spec_build(const copts *o, job_spec *js)
+{
+    memset(js, 0, sizeof *js);
+    cuzk__v1__submit_proof_request__init(&js->req);
+    js->req.proof_kind = (Cuzk__V1__ProofKind)o->kind;
+    js->req.priority = (Cuzk__V1__Priority)o->priority;
+    js->req.request_id = (char *)(o->request_id ? o->request_id : "");
+    js->req.circuit_id = (char *)(o->circuit ? o->circuit : "");
+    js->req.synthetic_constraints = o->kind == CUZK_KIND_SYNTHETIC ? o->constraints : 0;
+    js->req.synthetic_public_inputs = o->public_inputs;
+    js->req.synthetic_seed = o->seed;
+    js->req.synthetic_partitions = o->partitions;
+    for (int i = 0; i < o->n_witness; i++) {
+        size_t n;
+        if (cuzk_read_file(o->witness[i], &js->bufs[i], &n) != CUZK_OK) {
+            fprintf(stderr, "cuzk-bench: cannot read witness %s\n", o->witness[i]);
+            return -1;
+        }
+        js->wit[i].data = js->bufs[i];
+        js->wit[i].len = n;
+        js->n++;
+    }
+    js->req.n_witnesses = (size_t)js->n;
+    js->req.witnesses = js->wit;
+    return 0;
+}
+
+static void spec_free(job_spec *js)
+{
+    for (int i = 0; i < js->n; i++)
+        free(js->bufs[i]);
+}
+
+static const char *job_status_name(int s)
+{
+    static const char *const names[] = {"UNKNOWN", "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"};
+    return s >= 0 && s <= 4 ? names[s] : "?";
+}
+
+static void print_result(const copts *o, const Cuzk__V1__AwaitProofResponse *r)
+{
+    if (o->json) {
+        printf("{\"job_id\":\"%s\",\"status\":\"%s\",\"proof_bytes\":%zu,\"queue_wait_ms\":%llu,"
+               "\"srs_load_ms\":%llu,\"synthesis_ms\":%llu,\"gpu_compute_ms\":%llu,"
+               "\"verify_ms\":%llu,\"total_ms\":%llu,\"circuit_id\":\"%s\",\"error\":\"",
+               r->job_id, job_status_name(r->status), r->proof.len,
+               (unsigned long long)r->queue_wait_ms, (unsigned long long)r->srs_load_ms,
+               (unsigned long long)r->synthesis_ms, (unsigned long long)r->gpu_compute_ms,
+               (unsigned long long)r->verify_ms, (unsigned long long)r->total_ms, r->circuit_id);
+        for (const char *p = r->error_message; *p; p++)
+            if (*p == '"' || *p == '\\')
+                printf("\\%c", *p);
+            else if ((unsigned char)*p >= 0x20)
+                putchar(*p);
+        printf("\"}\n");
+        return;
+    }
+    printf("job=%s status=%s proof_bytes=%zu queue_ms=%llu srs_load_ms=%llu synthesis_ms=%llu "
+           "prove_ms=%llu verify_ms=%llu total_ms=%llu circuit=%s\n",
+           r->job_id, job_status_name(r->status), r->proof.len,
+           (unsigned long long)r->queue_wait_ms, (unsigned long long)r->srs_load_ms,
+           (unsigned long long)r->synthesis_ms, (unsigned long long)r->gpu_compute_ms,
+           (unsigned long long)r->verify_ms, (unsigned long long)r->total_ms, r->circuit_id);
+    if (r->error_message[0])
+        printf("error: %s\n", r->error_message);
+}
+
+/* Public inputs in the text format `cuzk verify --public` reads. */
+static int write_public(const char *path, const Cuzk__V1__AwaitProofResponse *r)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "# public inputs of %s, partition after partition\n", r->job_id);
+    for (size_t p = 0; p < r->n_public_inputs; p++)
+        for (size_t i = 0; i + 32 <= r->public_inputs[p].len; i += 32) {
+            fprintf(f, "0x");
+            for (int b = 31; b >= 0; b--) /* little-endian bytes -> big-endian hex */
+                fprintf(f, "%02x", r->public_inputs[p].data[i + (size_t)b]);
+            fprintf(f, "\n");
+        }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* ---- commands ---- */
+
+static int cmd_wait_ready(client *c, const copts *o)
+{
+    double t0 = cuzk_now(), last = 0;
+    Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
+    for (;;) {
+        ProtobufCMessage *resp;
+        rpc_status st;
+        double left = o->timeout_s - (cuzk_now() - t0);
+        int ok = call_unary(c, "/grpc.health.v1.Health/Check", &req.base,
+                            &grpc__health__v1__health_check_response__descriptor, &resp,
+                            left > 1 ? 1 : (left > 0.05 ? left : 0.05), 1, &st) == 0;
+        int serving = ok && ((Grpc__Health__V1__HealthCheckResponse *)resp)->status ==
+                                GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING;
+        if (resp)
+            protobuf_c_message_free_unpacked(resp, NULL);
+        double el = cuzk_now() - t0;
+        if (serving) {
+            printf("ready after %.2f s\n", el);
+            return 0;
+        }
+        if (el >= o->timeout_s) {
+            fprintf(stderr, "cuzk-bench: wait-ready: %s not ready after %.1f s (%s)\n", o->addr, el,
+                    ok ? "NOT_SERVING: loading" : st.details);
+            return 1;
+        }
+        if (el - last >= 2) {
+            fprintf(stderr, "waiting for %s: %s (%.0f s)\n", o->addr,
+                    ok ? "not serving yet (loading SRS)" : "not reachable yet", el);
+            last = el;
+        }
+        usleep(ok ? 100000 : 50000);
+    }
+}
+
+static int submit_spec(client *c, const copts *o, job_spec *js, char *job_id, size_t cap)
+{
+    ProtobufCMessage *resp;
+    rpc_status st;
+    if (call_unary(c, "/cuzk.v1.ProvingEngine/SubmitProof", &js->req.base,
+                   &cuzk__v1__submit_proof_response__descriptor, &resp, o->rpc_timeout_s, 0, &st))
+        return rpc_fail("submit", &st);
+    Cuzk__V1__SubmitProofResponse *r = (Cuzk__V1__SubmitProofResponse *)resp;
+    snprintf(job_id, cap, "%s", r->job_id);
+    protobuf_c_message_free_unpacked(resp, NULL);
+    return 0;
+}
+
+static int await_job(client *c, const copts *o, const char *job_id,
+                     Cuzk__V1__AwaitProofResponse **out)
+{
+    Cuzk__V1__AwaitProofRequest req = CUZK__V1__AWAIT_PROOF_REQUEST__INIT;
+    req.job_id = (char *)job_id;
+    req.timeout_ms = o->timeout_ms;
+    ProtobufCMessage *resp;
+    rpc_status st;
+    if (call_unary(c, "/cuzk.v1.ProvingEngine/AwaitProof", &req.base,
+                   &cuzk__v1__await_proof_response__descriptor, &resp, o->rpc_timeout_s, 0, &st))
+        return rpc_fail("await", &st);
+    *out = (Cuzk__V1__AwaitProofResponse *)resp;
+    return 0;
+}
+
+static int finish_single(const copts *o, Cuzk__V1__AwaitProofResponse *r)
+{
+    print_result(o, r);
+    int rc = r->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED ? 0 : 1;
+    if (!rc && o->out && cuzk_write_file(o->out, r->proof.data, r->proof.len) != CUZK_OK) {
+        fprintf(stderr, "cuzk-bench: cannot write %s\n", o->out);
+        rc = 2;
+    }
+    if (!rc && o->public_out && write_public(o->public_out, r) != 0) {
+        fprintf(stderr, "cuzk-bench: cannot write %s\n", o->public_out);
+        rc = 2;
+    }
+    protobuf_c_message_free_unpacked(&r->base, NULL);
+    return rc;
+}
+
+static int cmd_single(client *c, const copts *o, int submit_only)
+{
+    job_spec js;
+    if (spec_build(o, &js)) {
+        spec_free(&js);
+        return 2;
+    }
+    char job_id[128];
+    int rc = submit_spec(c, o, &js, job_id, sizeof job_id);
+    spec_free(&js);
+    if (rc)
+        return rc;
+    if (submit_only) {
+        printf("%s\n", job_id);
+        return 0;
+    }
+    Cuzk__V1__AwaitProofResponse *r;
+    if ((rc = await_job(c, o, job_id, &r)) != 0)
+        return rc;
+    return finish_single(o, r);
+}
+
+static int cmd_await(client *c, const copts *o)
+{
+    if (!o->job_id) {
+        fprintf(stderr, "cuzk-bench: await needs a job id\n");
+        return 2;
+    }
+    Cuzk__V1__AwaitProofResponse *r;
+    int rc = await_job(c, o, o->job_id, &r);
+    return rc ? rc : finish_single(o, r);
+}
+
+typedef struct {
+    client *c;
+    const copts *o;
+    job_spec *js;
+    pthread_mutex_t lock;
+    int next, done, completed, failed, rpc_errors;
+    double *totals; /* seconds per job, client-side */
+    uint64_t sum_queue, sum_synth, sum_prove, sum_srs;
+} batch_state;
+
+static void *batch_worker(void *arg)
+{
+    batch_state *b = arg;
+    for (;;) {
+        pthread_mutex_lock(&b->lock);
+        int i = b->next < b->o->n ? b->next++ : -1;
+        pthread_mutex_unlock(&b->lock);
+        if (i < 0)
+            return NULL;
+        double t = cuzk_now();
+        char job_id[128];
+        Cuzk__V1__AwaitProofResponse *r = NULL;
+        int rc = submit_spec(b->c, b->o, b->js, job_id, sizeof job_id);
+        if (!rc)
+            rc = await_job(b->c, b->o, job_id, &r);
+        pthread_mutex_lock(&b->lock);
+        b->totals[i] = cuzk_now() - t;
+        b->done++;
+        if (rc)
+            b->rpc_errors++;
+        else if (r->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED) {
+            b->completed++;
+            b->sum_queue += r->queue_wait_ms;
+            b->sum_srs += r->srs_load_ms;
+            b->sum_synth += r->synthesis_ms;
+            b->sum_prove += r->gpu_compute_ms;
+        } else {
+            b->failed++;
+            fprintf(stderr, "cuzk-bench: %s %s: %s\n", r->job_id, job_status_name(r->status),
+                    r->error_message);
+        }
+        if (!b->o->json)
+            fprintf(stderr, "\r%d/%d done", b->done, b->o->n);
+        pthread_mutex_unlock(&b->lock);
+        if (r)
+            protobuf_c_message_free_unpacked(&r->base, NULL);
+    }
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmd_batch(client *c, const copts *o)
+{
+    job_spec js;
+    if (spec_build(o, &js)) {
+        spec_free(&js);
+        return 2;
+    }
+    batch_state b;
+    memset(&b, 0, sizeof b);
+    b.c = c, b.o = o, b.js = &js;
+    pthread_mutex_init(&b.lock, NULL);
+    b.totals = calloc((size_t)o->n, sizeof *b.totals);
+    pthread_t *th = calloc((size_t)o->j, sizeof *th);
+    if (!b.totals || !th) {
+        free(b.totals);
+        free(th);
+        spec_free(&js);
+        return 2;
+    }
+    double t0 = cuzk_now();
+    for (int i = 0; i < o->j; i++)
+        pthread_create(&th[i], NULL, batch_worker, &b);
+    for (int i = 0; i < o->j; i++)
+        pthread_join(th[i], NULL);
+    double wall = cuzk_now() - t0;
+    if (!o->json)
+        fprintf(stderr, "\n");
+    qsort(b.totals, (size_t)o->n, sizeof *b.totals, cmp_d);
+    double p50 = b.totals[o->n / 2], p95 = b.totals[(int)floor(0.95 * (o->n - 1))];
+    int k = b.completed ? b.completed : 1;
+    if (o->json)
+        printf("{\"jobs\":%d,\"concurrency\":%d,\"completed\":%d,\"failed\":%d,\"rpc_errors\":%d,"
+               "\"wall_s\":%.3f,\"proofs_per_s\":%.3f,\"latency_p50_s\":%.3f,"
+               "\"latency_p95_s\":%.3f,\"mean_queue_ms\":%.1f,\"mean_srs_load_ms\":%.1f,"
+               "\"mean_synthesis_ms\":%.1f,\"mean_prove_ms\":%.1f}\n",
+               o->n, o->j, b.completed, b.failed, b.rpc_errors, wall, b.completed / wall, p50, p95,
+               (double)b.sum_queue / k, (double)b.sum_srs / k, (double)b.sum_synth / k,
+               (double)b.sum_prove / k);
+    else
+        printf("batch jobs=%d concurrency=%d completed=%d failed=%d rpc_errors=%d wall_s=%.3f "
+               "proofs_per_s=%.3f latency_p50_s=%.3f latency_p95_s=%.3f mean_queue_ms=%.1f "
+               "mean_srs_load_ms=%.1f mean_synthesis_ms=%.1f mean_prove_ms=%.1f\n",
+               o->n, o->j, b.completed, b.failed, b.rpc_errors, wall, b.completed / wall, p50, p95,
+               (double)b.sum_queue / k, (double)b.sum_srs / k, (double)b.sum_synth / k,
+               (double)b.sum_prove / k);
+    free(b.totals);
+    free(th);
+    pthread_mutex_destroy(&b.lock);
+    spec_free(&js);
+    return b.completed == o->n ? 0 : 1;
+}
+
+static int cmd_cancel(client *c, const copts *o)
+{
+    if (!o->job_id) {
+        fprintf(stderr, "cuzk-bench: cancel needs a job id\n");
+        return 2;
+    }
+    Cuzk__V1__CancelProofRequest req = CUZK__V1__CANCEL_PROOF_REQUEST__INIT;
+    req.job_id = (char *)o->job_id;
+    ProtobufCMessage *resp;
+    rpc_status st;
+    if (call_unary(c, "/cuzk.v1.ProvingEngine/CancelProof", &req.base,
+                   &cuzk__v1__cancel_proof_response__descriptor, &resp, o->rpc_timeout_s, 0, &st))
+        return rpc_fail("cancel", &st);
+    printf("cancelled %s was_running=%s\n", o->job_id,
+           ((Cuzk__V1__CancelProofResponse *)resp)->was_running ? "true" : "false");
+    protobuf_c_message_free_unpacked(resp, NULL);
+    return 0;
+}
+
+static int cmd_srs(client *c, const copts *o, int evict)
+{
+    if (!o->job_id) {
+        fprintf(stderr, "cuzk-bench: %s needs a circuit id\n", evict ? "evict" : "preload");
+        return 2;
+    }
+    ProtobufCMessage *resp;
+    rpc_status st;
+    if (evict) {
+        Cuzk__V1__EvictSrsRequest req = CUZK__V1__EVICT_SRS_REQUEST__INIT;
+        req.circuit_id = (char *)o->job_id;
+        if (call_unary(c, "/cuzk.v1.ProvingEngine/EvictSRS", &req.base,
+                       &cuzk__v1__evict_srs_response__descriptor, &resp, o->rpc_timeout_s, 0, &st))
+            return rpc_fail("evict", &st);
+        Cuzk__V1__EvictSrsResponse *r = (Cuzk__V1__EvictSrsResponse *)resp;
+        printf("evict circuit=%s was_loaded=%s freed_bytes=%llu\n", o->job_id,
+               r->was_loaded ? "true" : "false", (unsigned long long)r->freed_bytes);
+    } else {
+        Cuzk__V1__PreloadSrsRequest req = CUZK__V1__PRELOAD_SRS_REQUEST__INIT;
+        req.circuit_id = (char *)o->job_id;
+        if (call_unary(c, "/cuzk.v1.ProvingEngine/PreloadSRS", &req.base,
+                       &cuzk__v1__preload_srs_response__descriptor, &resp, o->rpc_timeout_s, 0,
+                       &st))
+            return rpc_fail("preload", &st);
+        Cuzk__V1__PreloadSrsResponse *r = (Cuzk__V1__PreloadSrsResponse *)resp;
+        printf("preload circuit=%s already_loaded=%s load_time_ms=%llu\n", o->job_id,
+               r->already_loaded ? "true" : "false", (unsigned long long)r->load_time_ms);
+    }
+    protobuf_c_message_free_unpacked(resp, NULL);
+    return 0;
+}
+
+static int cmd_status(client *c, const copts *o)
+{
+    Cuzk__V1__GetStatusRequest req = CUZK__V1__GET_STATUS_REQUEST__INIT;
+    ProtobufCMessage *resp;
+    rpc_status st;
+    if (call_unary(c, "/cuzk.v1.ProvingEngine/GetStatus", &req.base,
+                   &cuzk__v1__get_status_response__descriptor, &resp, o->rpc_timeout_s, 0, &st))
+        return rpc_fail("status", &st);
+    Cuzk__V1__GetStatusResponse *r = (Cuzk__V1__GetStatusResponse *)resp;
+    static const char *const tiers[] = {"hot", "warm", "cold"};
+    printf("ready=%s backend=%s uptime_s=%llu completed=%llu failed=%llu cancelled=%llu "
+           "rss_bytes=%llu budget_bytes=%llu used_bytes=%llu\n",
+           r->ready ? "true" : "false", r->backend, (unsigned long long)r->uptime_seconds,
+           (unsigned long long)r->total_proofs_completed,
+           (unsigned long long)r->total_proofs_failed,
+           (unsigned long long)r->total_proofs_cancelled, (unsigned long long)r->rss_bytes,
+           (unsigned long long)r->memory_budget_bytes, (unsigned long long)r->memory_used_bytes);
+    for (size_t i = 0; i < r->n_queues; i++)
+        printf("queue kind=%s pending=%u in_progress=%u\n",
+               cuzk_kind_name((int)r->queues[i]->proof_kind), r->queues[i]->pending,
+               r->queues[i]->in_progress);
+    for (size_t i = 0; i < r->n_loaded_srs; i++)
+        printf("srs circuit=%s tier=%s size_bytes=%llu refs=%u\n", r->loaded_srs[i]->circuit_id,
+               (unsigned)r->loaded_srs[i]->tier < 3 ? tiers[r->loaded_srs[i]->tier] : "?",
+               (unsigned long long)r->loaded_srs[i]->size_bytes, r->loaded_srs[i]->ref_count);
+    for (size_t i = 0; i < r->n_jobs; i++)
+        printf("job id=%s kind=%s stage=%s partitions=%u/%u\n", r->jobs[i]->job_id,
+               cuzk_kind_name((int)r->jobs[i]->proof_kind), r->jobs[i]->stage,
+               r->jobs[i]->partitions_done, r->jobs[i]->partitions);
+    protobuf_c_message_free_unpacked(resp, NULL);
+    return 0;
+}
+
+static int cmd_metrics(client *c, const copts *o)
+{
+    Cuzk__V1__GetMetricsRequest req = CUZK__V1__GET_METRICS_REQUEST__INIT;
+    ProtobufCMessage *resp;
+    rpc_status st;
+    if (call_unary(c, "/cuzk.v1.ProvingEngine/GetMetrics", &req.base,
+                   &cuzk__v1__get_metrics_response__descriptor, &resp, o->rpc_timeout_s, 0, &st))
+        return rpc_fail("metrics", &st);
+    fputs(((Cuzk__V1__GetMetricsResponse *)resp)->prometheus_text, stdout);
+    protobuf_c_message_free_unpacked(resp, NULL);
+    return 0;
+}
+
+/* Returns -1 when argv[1] is not a client command (cuzk_bench.c goes on). */
+int cuzk_bench_client(int argc, char **argv)
+{
+    static const char *const cmds[] = {"wait-ready", "single", "batch",   "submit",  "await",
+                                       "cancel",     "status", "metrics", "preload", "evict"};
+    int which = -1;
+    for (int i = 0; i < (int)(sizeof cmds / sizeof cmds[0]); i++)
+        if (argc >= 2 && !strcmp(argv[1], cmds[i]))
+            which = i;
+    if (which < 0)
+        return -1;
+    copts o;
+    if (parse_copts(argc - 2, argv + 2, &o))
+        return 2;
+    client c;
+    if (client_open(&c, o.addr, o.rpc_timeout_s)) {
+        fprintf(stderr, "cuzk-bench: cannot create a channel to %s\n", o.addr);
+        return 2;
+    }
+    int rc;
+    switch (which) {
+    case 0: rc = cmd_wait_ready(&c, &o); break;
+    case 1: rc = cmd_single(&c, &o, 0); break;
+    case 2: rc = cmd_batch(&c, &o); break;
+    case 3: rc = cmd_single(&c, &o, 1); break;
+    case 4: rc = cmd_await(&c, &o); break;
+    case 5: rc = cmd_cancel(&c, &o); break;
+    case 6: rc = cmd_status(&c, &o); break;
+    case 7: rc = cmd_metrics(&c, &o); break;
+    case 8: rc = cmd_srs(&c, &o, 0); break;
+    default: rc = cmd_srs(&c, &o, 1); break;
+    }
+    client_close(&c);
+    return rc;
+}

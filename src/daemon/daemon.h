@@ -1,0 +1,62 @@
+/* The pieces of a running cuzk-daemon, shared by its front ends (gRPC in
+ * rpc.c, HTTP in http.c) and its main (src/cmd/cuzk_daemon.c).
+ *
+ * main owns everything here: it fills the struct, starts the front ends,
+ * and tears them down in reverse order. The front ends only read it, except
+ * `ready` and `draining`, which main sets and everyone reads atomically. */
+#ifndef CUZK_DAEMON_INTERNAL_H
+#define CUZK_DAEMON_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "cuzk/config.h"
+#include "cuzk/jobs.h"
+#include "cuzk/srs.h"
+
+typedef struct {
+    const cuzk_config *cfg;
+    cuzk_srs_manager *srs;
+    cuzk_jobs *jobs;
+    double t_start;         /* cuzk_now() at start */
+    const char *backend;    /* name of the backend the workers use */
+    atomic_int ready;       /* preload done: health SERVING */
+    atomic_int draining;    /* SIGTERM received */
+    atomic_long preload_ms; /* time the start-up preload took */
+} cuzk_daemon;
+
+/* The CLOCK_REALTIME instant ms milliseconds from now, for
+ * pthread_cond_timedwait. */
+static inline struct timespec cuzk_deadline_in_ms(uint64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)(ms / 1000);
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L)
+        ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    return ts;
+}
+
+/* Process figures for status and metrics. */
+uint64_t cuzk_daemon_rss_bytes(void);
+
+/* /status as JSON, and the whole /metrics text (engine, SRS, process). */
+void cuzk_daemon_status_json(cuzk_daemon *d, FILE *out);
+void cuzk_daemon_metrics(cuzk_daemon *d, FILE *out);
+
+/* gRPC front end: binds cfg->listen (unix socket or TCP), serves
+ * cuzk.v1.ProvingEngine and grpc.health.v1.Health on its own thread. */
+typedef struct cuzk_rpc cuzk_rpc;
+cuzk_err cuzk_rpc_start(cuzk_daemon *d, cuzk_rpc **out);
+/* Stop accepting calls, cancel what is left after grace_s, join. */
+void cuzk_rpc_stop(cuzk_rpc *r, double grace_s);
+
+/* HTTP side port (libmicrohttpd): /status, /metrics, /healthz. */
+typedef struct cuzk_http cuzk_http;
+cuzk_err cuzk_http_start(cuzk_daemon *d, const char *listen, cuzk_http **out);
+void cuzk_http_stop(cuzk_http *h);
+
+#endif

@@ -1,0 +1,161 @@
+/* What the daemon tells about itself: the /status JSON document and the
+ * /metrics (and GetMetrics) Prometheus text, from the job engine, the SRS
+ * manager and /proc. One place renders each, so the HTTP port and the gRPC
+ * API can never disagree. */
+#define _GNU_SOURCE
+#include "daemon/daemon.h"
+
+#include "cuzk/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+uint64_t cuzk_daemon_rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long size = 0, rss = 0;
+    if (!f)
+        return 0;
+    if (fscanf(f, "%llu %llu", &size, &rss) != 2)
+        rss = 0;
+    fclose(f);
+    return (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* A JSON string; ids and stage names are plain ASCII, but escape anyway. */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static const char *tier_name(cuzk_srs_tier t)
+{
+    return t == CUZK_SRS_HOT ? "hot" : t == CUZK_SRS_WARM ? "warm" : "cold";
+}
+
+void cuzk_daemon_status_json(cuzk_daemon *d, FILE *f)
+{
+    cuzk_jobs_status js;
+    cuzk_srs_info *srs = NULL;
+    size_t n_srs = 0;
+    cuzk_srs_totals tot;
+    memset(&tot, 0, sizeof tot);
+    if (cuzk_jobs_status_get(d->jobs, &js) != CUZK_OK) {
+        fprintf(f, "{\"error\":\"out of memory\"}\n");
+        return;
+    }
+    if (cuzk_srs_snapshot(d->srs, &srs, &n_srs, &tot) != CUZK_OK)
+        n_srs = 0;
+    fprintf(f, "{\"ready\":%s,\"draining\":%s,\"uptime_seconds\":%.0f,\"backend\":",
+            atomic_load(&d->ready) ? "true" : "false", atomic_load(&d->draining) ? "true" : "false",
+            cuzk_now() - d->t_start);
+    json_str(f, d->backend);
+    fprintf(f,
+            ",\"rss_bytes\":%llu,\"memory\":{\"budget_bytes\":%llu,\"used_bytes\":%llu,"
+            "\"pinned_bytes\":0,\"pinned_budget_bytes\":%llu}",
+            (unsigned long long)cuzk_daemon_rss_bytes(), (unsigned long long)tot.budget_bytes,
+            (unsigned long long)tot.used_bytes, (unsigned long long)d->cfg->pinned_budget_bytes);
+    fprintf(f, ",\"totals\":{\"completed\":%llu,\"failed\":%llu,\"cancelled\":%llu}",
+            (unsigned long long)js.completed, (unsigned long long)js.failed,
+            (unsigned long long)js.cancelled);
+    fprintf(f, ",\"queues\":[");
+    int first = 1;
+    for (int k = 0; k < CUZK_JOBS_N_KINDS; k++) {
+        if (!cuzk_kind_valid(js.kinds[k].kind))
+            continue;
+        fprintf(f, "%s{\"kind\":\"%s\",\"pending\":%u,\"in_progress\":%u}", first ? "" : ",",
+                cuzk_kind_name(js.kinds[k].kind), js.kinds[k].pending, js.kinds[k].in_progress);
+        first = 0;
+    }
+    fprintf(f, "],\"jobs\":[");
+    for (size_t i = 0; i < js.n_jobs; i++) {
+        const cuzk_job_info *ji = &js.jobs[i];
+        fprintf(f, "%s{\"job_id\":", i ? "," : "");
+        json_str(f, ji->job_id);
+        fprintf(f,
+                ",\"kind\":\"%s\",\"priority\":\"%s\",\"stage\":\"%s\",\"partitions\":%u,"
+                "\"partitions_done\":%u,\"circuit_id\":",
+                cuzk_kind_name(ji->kind), cuzk_priority_name(ji->priority), ji->stage,
+                ji->partitions, ji->partitions_done);
+        json_str(f, ji->circuit_id);
+        fputc('}', f);
+    }
+    fprintf(f, "],\"srs\":[");
+    for (size_t i = 0; i < n_srs; i++) {
+        fprintf(f, "%s{\"circuit_id\":", i ? "," : "");
+        json_str(f, srs[i].id);
+        fprintf(f, ",\"tier\":\"%s\",\"loading\":%s,\"size_bytes\":%llu,\"ref_count\":%u}",
+                tier_name(srs[i].tier), srs[i].loading ? "true" : "false",
+                (unsigned long long)srs[i].size_bytes, srs[i].ref_count);
+    }
+    fprintf(f, "],\"gpus\":[]}\n");
+    free(srs);
+    cuzk_jobs_status_free(&js);
+}
+
+void cuzk_daemon_metrics(cuzk_daemon *d, FILE *f)
+{
+    cuzk_jobs_metrics(d->jobs, f);
+    cuzk_srs_info *srs = NULL;
+    size_t n = 0;
+    cuzk_srs_totals t;
+    memset(&t, 0, sizeof t);
+    if (cuzk_srs_snapshot(d->srs, &srs, &n, &t) != CUZK_OK)
+        n = 0;
+    fprintf(f, "# HELP cuzk_srs_bytes Bytes of each known circuit's SRS by tier (hot = resident).\n"
+               "# TYPE cuzk_srs_bytes gauge\n");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "cuzk_srs_bytes{circuit=\"%s\",tier=\"%s\"} %llu\n", srs[i].id,
+                tier_name(srs[i].tier), (unsigned long long)srs[i].size_bytes);
+    fprintf(f, "# HELP cuzk_srs_refs Jobs holding each circuit's SRS.\n"
+               "# TYPE cuzk_srs_refs gauge\n");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "cuzk_srs_refs{circuit=\"%s\"} %u\n", srs[i].id, srs[i].ref_count);
+    free(srs);
+    fprintf(f,
+            "# HELP cuzk_srs_loads_total SRS loads, failed loads and evictions.\n"
+            "# TYPE cuzk_srs_loads_total counter\n"
+            "cuzk_srs_loads_total{result=\"ok\"} %llu\n"
+            "cuzk_srs_loads_total{result=\"failed\"} %llu\n"
+            "# TYPE cuzk_srs_evictions_total counter\n"
+            "cuzk_srs_evictions_total %llu\n"
+            "# HELP cuzk_srs_loaded_bytes_total Bytes of parameter files read by loads.\n"
+            "# TYPE cuzk_srs_loaded_bytes_total counter\n"
+            "cuzk_srs_loaded_bytes_total %llu\n"
+            "# TYPE cuzk_srs_load_seconds_total counter\n"
+            "cuzk_srs_load_seconds_total %.6f\n"
+            "# HELP cuzk_memory_budget_bytes SRS memory budget (0 = none) and its use.\n"
+            "# TYPE cuzk_memory_budget_bytes gauge\n"
+            "cuzk_memory_budget_bytes %llu\n"
+            "# TYPE cuzk_memory_used_bytes gauge\n"
+            "cuzk_memory_used_bytes %llu\n"
+            "# HELP cuzk_rss_bytes Resident set size of the daemon.\n"
+            "# TYPE cuzk_rss_bytes gauge\n"
+            "cuzk_rss_bytes %llu\n"
+            "# HELP cuzk_pinned_bytes Pinned host memory (CUDA backend).\n"
+            "# TYPE cuzk_pinned_bytes gauge\n"
+            "cuzk_pinned_bytes 0\n"
+            "# HELP cuzk_device_bytes Device memory in use (CUDA backend).\n"
+            "# TYPE cuzk_device_bytes gauge\n"
+            "cuzk_device_bytes 0\n"
+            "# TYPE cuzk_ready gauge\n"
+            "cuzk_ready %d\n"
+            "# TYPE cuzk_uptime_seconds gauge\n"
+            "cuzk_uptime_seconds %.0f\n",
+            (unsigned long long)t.loads, (unsigned long long)t.load_failures,
+            (unsigned long long)t.evictions, (unsigned long long)t.bytes_loaded, t.load_seconds,
+            (unsigned long long)t.budget_bytes, (unsigned long long)t.used_bytes,
+            (unsigned long long)cuzk_daemon_rss_bytes(),
+            atomic_load(&d->ready) && !atomic_load(&d->draining), cuzk_now() - d->t_start);
+}

@@ -1,0 +1,276 @@
+#!/usr/bin/python3
+"""Integration checks of a running cuzk-daemon through a Python gRPC client
+generated from proto/ (python3-grpcio, python3-grpc-tools).
+
+Usage: client.py PYGEN_DIR ADDR WORK_DIR MAX_MESSAGE_BYTES
+
+PYGEN_DIR holds the generated modules (cuzk/v1/proving_pb2*.py and
+cuzk_health/health_pb2*.py). WORK_DIR holds c1.wit (a witness of circuit
+"c1" in the daemon's parameter folder) and receives proof files for the
+shell script to verify with `cuzk verify`. The daemon's parameter folder
+has "c1" and "trunc" (a truncated .params). Prints one line per check and
+the closing "N passed, N failed" line; exits 1 on any failure.
+"""
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, sys.argv[1])
+import grpc  # noqa: E402
+from cuzk.v1 import proving_pb2 as pb  # noqa: E402
+from cuzk.v1 import proving_pb2_grpc as pbg  # noqa: E402
+from cuzk_health import health_pb2, health_pb2_grpc  # noqa: E402
+
+ADDR, WORK, MAX_MSG = sys.argv[2], sys.argv[3], int(sys.argv[4])
+passed = failed = 0
+Status = pb.AwaitProofResponse
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what, flush=True)
+
+
+def rpc_error(fn, *args):
+    """The grpc.RpcError a call raises, or None."""
+    try:
+        fn(*args)
+    except grpc.RpcError as e:
+        return e
+    return None
+
+
+def expect_error(fn, req, code, needle, what):
+    e = rpc_error(fn, req)
+    ok = e is not None and e.code() == code and needle in (e.details() or "")
+    check(ok, "%s: want %s containing %r, got %s" % (
+        what, code, needle, None if e is None else (e.code(), e.details())))
+
+
+def counters(text):
+    """The cuzk_jobs_total series of a metrics text: {(kind, outcome): n}."""
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("cuzk_jobs_total{"):
+            labels, value = line[len("cuzk_jobs_total{"):].split("} ")
+            kv = dict(p.split("=") for p in labels.split(","))
+            out[(kv["kind"].strip('"'), kv["outcome"].strip('"'))] = int(value)
+    return out
+
+
+chan = grpc.insecure_channel(ADDR, options=[("grpc.max_send_message_length", -1),
+                                            ("grpc.max_receive_message_length", -1)])
+eng = pbg.ProvingEngineStub(chan)
+health = health_pb2_grpc.HealthStub(chan)
+jobs = {}  # job id -> final status, every job submitted here
+# Jobs run before this client (by cuzk-bench) count too: compare differences.
+st0 = eng.GetStatus(pb.GetStatusRequest())
+m0 = counters(eng.GetMetrics(pb.GetMetricsRequest()).prometheus_text)
+
+
+def submit(**kw):
+    r = eng.SubmitProof(pb.SubmitProofRequest(**kw))
+    jobs.setdefault(r.job_id, None)
+    return r.job_id
+
+
+def await_job(job_id, timeout_ms=0):
+    r = eng.AwaitProof(pb.AwaitProofRequest(job_id=job_id, timeout_ms=timeout_ms))
+    if r.status != Status.TIMEOUT:
+        jobs[job_id] = r.status
+    return r
+
+
+def write_proof(name, r):
+    with open(os.path.join(WORK, name + ".proof"), "wb") as f:
+        f.write(r.proof)
+    with open(os.path.join(WORK, name + ".public"), "w") as f:
+        for p in r.public_inputs:
+            for i in range(0, len(p), 32):
+                f.write("0x" + p[i:i + 32][::-1].hex() + "\n")
+
+
+# Health: SERVING for the empty name and our service; NOT_FOUND otherwise.
+hs = health_pb2.HealthCheckResponse
+check(health.Check(health_pb2.HealthCheckRequest()).status == hs.SERVING, "health SERVING")
+check(health.Check(health_pb2.HealthCheckRequest(service="cuzk.v1.ProvingEngine")).status
+      == hs.SERVING, "health of cuzk.v1.ProvingEngine")
+expect_error(health.Check, health_pb2.HealthCheckRequest(service="nope"),
+             grpc.StatusCode.NOT_FOUND, 'unknown service "nope"', "health of unknown service")
+e = rpc_error(health.Watch(health_pb2.HealthCheckRequest()).__next__)
+check(e is not None and e.code() == grpc.StatusCode.UNIMPLEMENTED, "Watch is UNIMPLEMENTED")
+
+# Synthetic job: submit + await, two partitions.
+jid = submit(proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_public_inputs=3,
+             synthetic_seed=7, synthetic_partitions=2, priority=pb.HIGH)
+r = await_job(jid)
+check(r.status == Status.COMPLETED, "synthetic COMPLETED: %s" % r.error_message)
+check(len(r.proof) == 2 * 192 and len(r.public_inputs) == 2
+      and all(len(p) == 3 * 32 for p in r.public_inputs), "synthetic proof and inputs sizes")
+check(r.circuit_id == "synthetic-n512-p3-s7", "synthetic circuit id %s" % r.circuit_id)
+check(r.total_ms >= r.gpu_compute_ms, "timings")
+write_proof("py_synth", r)
+r2 = await_job(jid)  # a finished job can be awaited again
+check(r2.status == Status.COMPLETED and r2.proof == r.proof, "await twice")
+
+# Generic R1CS through Prove, with the witness in the request.
+with open(os.path.join(WORK, "c1.wit"), "rb") as f:
+    wit = f.read()
+pr = eng.Prove(pb.ProveRequest(submit=pb.SubmitProofRequest(
+    proof_kind=pb.GENERIC_R1CS, circuit_id="c1", witnesses=[wit, wit])))
+jobs[pr.result.job_id] = pr.result.status
+check(pr.result.status == Status.COMPLETED, "r1cs Prove COMPLETED: %s" % pr.result.error_message)
+check(len(pr.result.proof) == 384, "r1cs proof of 2 partitions")
+write_proof("py_r1cs", pr.result)
+
+# Idempotency: the same request_id returns the same job.
+a = submit(proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_seed=7,
+           synthetic_public_inputs=3, request_id="rq-1")
+b = submit(proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_seed=7,
+           synthetic_public_inputs=3, request_id="rq-1")
+check(a == b, "request_id idempotent")
+check(await_job(a).status == Status.COMPLETED, "idempotent job completes")
+
+# Bad requests: each fails its call or its job with a precise error.
+raw = chan.unary_unary("/cuzk.v1.ProvingEngine/SubmitProof",
+                       request_serializer=lambda x: x, response_deserializer=lambda x: x)
+expect_error(raw, b"\xff\xff\xff\xff\x0f garbage", grpc.StatusCode.INVALID_ARGUMENT,
+             "not a valid cuzk.v1.SubmitProofRequest", "garbage bytes")
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(proof_kind=99),
+             grpc.StatusCode.INVALID_ARGUMENT, "unknown proof kind 99", "unknown kind")
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(),
+             grpc.StatusCode.INVALID_ARGUMENT, "unknown proof kind 0", "unspecified kind")
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(proof_kind=pb.GENERIC_R1CS,
+                                                    circuit_id="../etc"),
+             grpc.StatusCode.INVALID_ARGUMENT, "must not start with '.'", "path in circuit id")
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(proof_kind=pb.GENERIC_R1CS, circuit_id="c1"),
+             grpc.StatusCode.INVALID_ARGUMENT, "needs 1..64 witnesses", "no witness")
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(proof_kind=pb.SYNTHETIC,
+                                                    synthetic_constraints=1 << 40),
+             grpc.StatusCode.INVALID_ARGUMENT, "out of range", "huge synthetic circuit")
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(
+    proof_kind=pb.SYNTHETIC, synthetic_constraints=64, vanilla_proof=b"x" * (MAX_MSG + 1024)),
+    grpc.StatusCode.RESOURCE_EXHAUSTED, "", "oversized message")
+expect_error(eng.AwaitProof, pb.AwaitProofRequest(job_id="job-nope"),
+             grpc.StatusCode.NOT_FOUND, 'unknown job id "job-nope"', "await unknown job")
+expect_error(eng.CancelProof, pb.CancelProofRequest(job_id="job-nope"),
+             grpc.StatusCode.NOT_FOUND, 'unknown job id "job-nope"', "cancel unknown job")
+
+
+def failed_job(what, needle, **kw):
+    r = await_job(submit(**kw))
+    check(r.status == Status.FAILED and needle in r.error_message and not r.proof,
+          "%s: want FAILED with %r, got %s %r" % (what, needle, r.status, r.error_message))
+
+
+failed_job("porep kind", "porep_seal_commit: circuit not available yet",
+           proof_kind=pb.POREP_SEAL_COMMIT, vanilla_proof=b"\x01\x02")
+failed_job("winning post kind", "winning_post: circuit not available yet",
+           proof_kind=pb.WINNING_POST)
+failed_job("missing SRS", "circuit nope: parameters not found", proof_kind=pb.GENERIC_R1CS,
+           circuit_id="nope", witnesses=[wit])
+failed_job("truncated params", "trunc.params", proof_kind=pb.GENERIC_R1CS,
+           circuit_id="trunc", witnesses=[wit])
+failed_job("garbage witness", "witness 0: bad magic", proof_kind=pb.GENERIC_R1CS,
+           circuit_id="c1", witnesses=[b"not a witness at all, but long enough"])
+failed_job("truncated witness", "witness 1: truncated", proof_kind=pb.GENERIC_R1CS,
+           circuit_id="c1", witnesses=[wit, wit[:-5]])
+
+# PreloadSRS / EvictSRS.
+p = eng.PreloadSRS(pb.PreloadSrsRequest(circuit_id="c1"))
+check(p.already_loaded, "c1 already loaded by the jobs above")
+ev = eng.EvictSRS(pb.EvictSrsRequest(circuit_id="c1"))
+check(ev.was_loaded and ev.freed_bytes > 0, "evict c1")
+ev = eng.EvictSRS(pb.EvictSrsRequest(circuit_id="c1"))
+check(not ev.was_loaded and ev.freed_bytes == 0, "evict c1 again")
+p = eng.PreloadSRS(pb.PreloadSrsRequest(circuit_id="c1"))
+check(not p.already_loaded, "preload c1 after evict")
+expect_error(eng.PreloadSRS, pb.PreloadSrsRequest(circuit_id="nope"),
+             grpc.StatusCode.NOT_FOUND, "parameters not found", "preload missing")
+expect_error(eng.PreloadSRS, pb.PreloadSrsRequest(circuit_id="trunc"),
+             grpc.StatusCode.FAILED_PRECONDITION, "trunc.params", "preload truncated")
+expect_error(eng.EvictSRS, pb.EvictSrsRequest(circuit_id="a/b"),
+             grpc.StatusCode.INVALID_ARGUMENT, "outside [A-Za-z0-9._-]", "evict bad id")
+
+# Cancel: a long job runs, a second one queues behind it (one worker).
+long_kw = dict(proof_kind=pb.SYNTHETIC, synthetic_constraints=1 << 13, synthetic_seed=9,
+               synthetic_partitions=8)
+running = submit(**long_kw)
+queued = submit(**long_kw)
+deadline = time.time() + 60
+while time.time() < deadline:
+    st = eng.GetStatus(pb.GetStatusRequest())
+    stages = {j.job_id: j.stage for j in st.jobs}
+    if stages.get(running) not in (None, "queued", "srs_load"):
+        break
+    time.sleep(0.05)
+check(stages.get(queued) == "queued", "second job queued: %s" % stages)
+c = eng.CancelProof(pb.CancelProofRequest(job_id=queued))
+check(not c.was_running, "cancel queued: was_running false")
+r = await_job(queued)
+check(r.status == Status.CANCELLED and "while queued" in r.error_message, "queued -> CANCELLED")
+t = await_job(running, timeout_ms=1)
+check(t.status == Status.TIMEOUT, "await with a short timeout: TIMEOUT")
+c = eng.CancelProof(pb.CancelProofRequest(job_id=running))
+check(c.was_running, "cancel running: was_running true")
+r = await_job(running)
+check(r.status == Status.CANCELLED and not r.proof, "running -> CANCELLED: %s" % r.error_message)
+
+# Concurrent clients: 6 synthetic jobs from 3 threads, all complete.
+results = []
+
+
+def worker():
+    for _ in range(2):
+        rr = eng.Prove(pb.ProveRequest(submit=pb.SubmitProofRequest(
+            proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_public_inputs=3,
+            synthetic_seed=7)))
+        results.append(rr.result)
+
+
+ths = [threading.Thread(target=worker) for _ in range(3)]
+[t.start() for t in ths]
+[t.join() for t in ths]
+for rr in results:
+    jobs[rr.job_id] = rr.status
+check(len(results) == 6 and all(rr.status == Status.COMPLETED for rr in results),
+      "6 concurrent Prove calls COMPLETED")
+
+# Status and metrics agree with what happened; no job lost.
+st = eng.GetStatus(pb.GetStatusRequest())
+ended = [s for s in jobs.values() if s is not None]
+check(len(ended) == len(jobs), "every job ended: %s" % jobs)
+check(all(s in (Status.COMPLETED, Status.FAILED, Status.CANCELLED) for s in ended),
+      "final states only")
+n_ok = sum(1 for s in ended if s == Status.COMPLETED)
+n_fail = sum(1 for s in ended if s == Status.FAILED)
+n_cancel = sum(1 for s in ended if s == Status.CANCELLED)
+d_ok = st.total_proofs_completed - st0.total_proofs_completed
+d_fail = st.total_proofs_failed - st0.total_proofs_failed
+d_cancel = st.total_proofs_cancelled - st0.total_proofs_cancelled
+check((d_ok, d_fail, d_cancel) == (n_ok, n_fail, n_cancel),
+      "status totals grew by %d/%d/%d, jobs here %d/%d/%d" % (
+          d_ok, d_fail, d_cancel, n_ok, n_fail, n_cancel))
+check(st.ready and st.backend == "cpu" and st.rss_bytes > 0, "status ready/backend/rss")
+check(any(s.circuit_id == "c1" and s.tier == pb.SRSStatus.HOT for s in st.loaded_srs),
+      "c1 HOT in status")
+check(not st.jobs, "no job left in flight")
+m = eng.GetMetrics(pb.GetMetricsRequest()).prometheus_text
+m1 = counters(m)
+delta = {k: v - m0.get(k, 0) for k, v in m1.items() if v != m0.get(k, 0)}
+check(delta == {("generic_r1cs", "completed"): 1, ("generic_r1cs", "failed"): 4,
+                ("porep_seal_commit", "failed"): 1, ("winning_post", "failed"): 1,
+                ("synthetic", "completed"): 8, ("synthetic", "cancelled"): 2},
+      "metrics job counters by kind and outcome grew by %s" % delta)
+check('cuzk_stage_seconds_bucket{stage="prove",le="+Inf"}' in m and "cuzk_rss_bytes" in m,
+      "metrics histograms and rss")
+
+# Still serving after all of it.
+check(health.Check(health_pb2.HealthCheckRequest()).status == hs.SERVING, "still SERVING")
+print("client.py: %d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)

@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# cuzk-daemon end to end: the real daemon on a unix socket, driven by
+# cuzk-bench and by a Python client generated from proto/ (client.py).
+#
+# Covers: wait-ready, proofs (synthetic, generic R1CS) verified by `cuzk
+# verify`, batch, bad requests (client.py), HTTP /status /metrics /healthz,
+# a second daemon on the same socket failing fast, SIGHUP log reopening,
+# SIGTERM draining (exit 0, socket and pid file removed), kill -9 then an
+# immediate restart (stale socket replaced), and failed starts (bad config,
+# unknown key, missing parameter folder, socket in use) that exit 2 with one
+# line on stderr and the cause in the log file; --check-config.
+#
+# Every daemon started here is stopped by its own pid (trap on exit).
+# Usage: test_daemon.sh CUZK_DAEMON CUZK_BENCH CUZK WORK_DIR SOURCE_DIR
+set -u
+DAEMON=$1 BENCH=$2 CUZK=$3 T=$4 SRC=$5
+PY=/usr/bin/python3
+rm -rf "$T" && mkdir -p "$T/params" "$T/py" "$T/pyproto/cuzk_health"
+pass=0
+fail=0
+pids=()
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+S=
+cleanup() {
+    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+    [ -n "$S" ] && rm -rf "$S"
+}
+trap cleanup EXIT
+# expect CODE NEEDLE -- command...: exit status CODE and NEEDLE in stdout+stderr
+expect() {
+    local code=$1 needle=$2
+    shift 3
+    local out rc
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ "$rc" -eq "$code" ] && grep -qF -- "$needle" <<<"$out"; then ok; else
+        bad "$* -> rc=$rc (want $code), output: $out"
+    fi
+}
+contains() { # FILE NEEDLE WHAT
+    if grep -qF -- "$2" "$1"; then ok; else bad "$3: \"$2\" not in $1: $(tail -5 "$1")"; fi
+}
+free_port() { $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+http_get() { # URL -> "CODE BODY"
+    $PY - "$1" <<'EOF'
+import sys, urllib.request, urllib.error
+try:
+    r = urllib.request.urlopen(sys.argv[1], timeout=10)
+    print(r.status, r.read().decode())
+except urllib.error.HTTPError as e:
+    print(e.code, e.read().decode())
+EOF
+}
+# wait_exit PID SECONDS: wait for a process we started; its status in $rc.
+wait_exit() {
+    local i
+    for ((i = 0; i < $2 * 10; i++)); do
+        kill -0 "$1" 2>/dev/null || break
+        sleep 0.1
+    done
+    wait "$1"
+    rc=$?
+}
+
+# Circuit c1 (generic R1CS) and a truncated copy, in the parameter folder.
+"$CUZK" synth --constraints 1024 --public-inputs 2 --seed 3 --out "$T/c1" >/dev/null &&
+    "$CUZK" setup --pce "$T/c1.pce" --out "$T/params/c1" >/dev/null &&
+    cp "$T/c1.pce" "$T/params/c1.pce" || bad "setting up c1"
+head -c 5000 "$T/params/c1.params" >"$T/params/trunc.params"
+cp "$T/c1.pce" "$T/params/trunc.pce"
+
+# A short folder for the socket: unix socket paths are limited to 107 bytes.
+S=$(mktemp -d /tmp/cuzk-test.XXXXXX)
+SOCK="$S/d.sock"
+ADDR="unix://$SOCK"
+PORT=$(free_port)
+LOG="$T/d.log"
+cat >"$T/cuzk.toml" <<EOF
+verify_proofs = true
+[daemon]
+listen = "$ADDR"
+status_listen = "127.0.0.1:$PORT"
+pid_file = "$T/d.pid"
+max_message_bytes = "1MiB"
+shutdown_grace_s = 20
+[memory]
+budget = "1GiB"
+[srs]
+param_cache = "$T/params"
+preload = ["c1"]
+[scheduler]
+workers = 1
+[logging]
+level = "info"
+EOF
+expect 0 "config ok" -- "$DAEMON" --config "$T/cuzk.toml" --check-config
+
+"$DAEMON" --config "$T/cuzk.toml" --log-file "$LOG" 2>"$T/d.stderr" &
+D1=$!
+pids+=("$D1")
+expect 0 "ready after" -- "$BENCH" wait-ready --addr "$ADDR" --timeout 60
+contains "$LOG" "srs ready circuit=c1" "preload logged"
+contains "$LOG" "ready startup_ms=" "ready logged"
+if [ "$(cat "$T/d.pid" 2>/dev/null)" = "$D1" ]; then ok; else bad "pid file"; fi
+
+# cuzk-bench single: synthetic and generic R1CS, verified offline.
+expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind synthetic \
+    --constraints 1024 --public-inputs 2 --seed 4 --out "$T/s.proof" --public-out "$T/s.public"
+expect 0 "proof is valid" -- "$CUZK" verify --vk "$T/params/synthetic-n1024-p2-s4.vk" \
+    --public "$T/s.public" --proof "$T/s.proof"
+expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind r1cs --circuit c1 \
+    --witness "$T/c1.wit" --priority critical --out "$T/r.proof" --public-out "$T/r.public"
+expect 0 "proof is valid" -- "$CUZK" verify --vk "$T/params/c1.vk" --public "$T/c1.public" \
+    --proof "$T/r.proof"
+if cmp -s <(grep -v '^#' "$T/c1.public" | tr A-F a-f) <(grep -v '^#' "$T/r.public"); then ok; else
+    bad "public inputs returned by the daemon differ from the witness's"
+fi
+expect 1 "circuit not available yet" -- "$BENCH" single --addr "$ADDR" --kind porep --json
+expect 0 '"status":"COMPLETED"' -- "$BENCH" single --addr "$ADDR" --kind synthetic \
+    --constraints 1024 --public-inputs 2 --seed 4 --json
+expect 0 "completed=4 failed=0" -- "$BENCH" batch --addr "$ADDR" --kind synthetic \
+    --constraints 1024 --public-inputs 2 --seed 4 -n 4 -j 2
+expect 2 "INVALID_ARGUMENT: unknown proof kind 77" -- "$BENCH" single --addr "$ADDR" --kind 77
+JOB=$("$BENCH" submit --addr "$ADDR" --kind synthetic --constraints 1024 --public-inputs 2 --seed 4)
+expect 0 "status=COMPLETED" -- "$BENCH" await --addr "$ADDR" "$JOB"
+expect 0 "was_running=false" -- "$BENCH" cancel --addr "$ADDR" "$JOB"
+expect 0 "already_loaded=true" -- "$BENCH" preload --addr "$ADDR" c1
+expect 0 "srs circuit=c1 tier=hot" -- "$BENCH" status --addr "$ADDR"
+expect 0 'cuzk_srs_bytes{circuit="c1",tier="hot"}' -- "$BENCH" metrics --addr "$ADDR"
+
+# The Python client: every RPC, bad requests, cancel, concurrency.
+cp "$SRC/proto/grpc/health/v1/health.proto" "$T/pyproto/cuzk_health/"
+if $PY -m grpc_tools.protoc -I"$SRC/proto" -I"$T/pyproto" --python_out="$T/py" \
+    --grpc_python_out="$T/py" "$SRC/proto/cuzk/v1/proving.proto" \
+    "$T/pyproto/cuzk_health/health.proto"; then
+    ok
+    cp "$T/c1.wit" "$T/py/c1.wit"
+    expect 0 "0 failed" -- $PY "$SRC/tests/daemon/client.py" "$T/py" "$ADDR" "$T/py" 1048576
+    cat "$T/c1.public" "$T/c1.public" >"$T/c1x2.public"
+    expect 0 "proof is valid (2 partition(s))" -- "$CUZK" verify --vk "$T/params/c1.vk" \
+        --public "$T/c1x2.public" --proof "$T/py/py_r1cs.proof"
+    expect 0 "proof is valid (2 partition(s))" -- "$CUZK" verify \
+        --vk "$T/params/synthetic-n512-p3-s7.vk" --public "$T/py/py_synth.public" \
+        --proof "$T/py/py_synth.proof"
+else
+    bad "grpc_tools.protoc failed"
+fi
+
+# HTTP side port.
+out=$(http_get "http://127.0.0.1:$PORT/healthz")
+if [ "$out" = "200 ok" ]; then ok; else bad "/healthz: $out"; fi
+out=$(http_get "http://127.0.0.1:$PORT/status")
+if $PY -c 'import json,sys; d=json.loads(sys.argv[1].split(" ",1)[1]); assert d["ready"] and d["memory"]["budget_bytes"]==1<<30 and any(s["circuit_id"]=="c1" for s in d["srs"])' "$out"; then ok; else
+    bad "/status: $out"
+fi
+out=$(http_get "http://127.0.0.1:$PORT/metrics")
+if grep -qF 'cuzk_jobs_total{kind="synthetic",outcome="completed"}' <<<"$out" &&
+    grep -qF "cuzk_memory_budget_bytes 1073741824" <<<"$out"; then ok; else bad "/metrics: $out"; fi
+out=$(http_get "http://127.0.0.1:$PORT/nope")
+if [[ "$out" == "404 "* ]]; then ok; else bad "/nope: $out"; fi
+
+# A second daemon on the same socket fails fast; the first keeps serving.
+expect 2 "in use by another cuzk-daemon" -- timeout 20 "$DAEMON" --config "$T/cuzk.toml" \
+    --set daemon.status_listen= --log-file "$T/second.log"
+contains "$T/second.log" "in use by another cuzk-daemon" "second daemon's log"
+expect 0 "ready after" -- "$BENCH" wait-ready --addr "$ADDR" --timeout 5
+
+# SIGHUP reopens the log (rotation).
+mv "$LOG" "$LOG.1"
+kill -HUP "$D1"
+for _ in $(seq 50); do [ -f "$LOG" ] && break; sleep 0.1; done
+contains "$LOG" "log reopened" "SIGHUP"
+
+# SIGTERM: drains, exits 0, removes the socket and the pid file.
+kill -TERM "$D1"
+wait_exit "$D1" 30
+if [ "$rc" -eq 0 ]; then ok; else bad "SIGTERM exit status $rc"; fi
+contains "$LOG" "stopped" "clean stop logged"
+if [ ! -e "$SOCK" ] && [ ! -e "$T/d.pid" ]; then ok; else bad "socket or pid file left"; fi
+
+# kill -9, then a restart on the same socket works at once.
+"$DAEMON" --config "$T/cuzk.toml" --set daemon.status_listen= --set srs.preload= \
+    --log-file "$T/d2.log" 2>/dev/null &
+D2=$!
+pids+=("$D2")
+expect 0 "ready after" -- "$BENCH" wait-ready --addr "$ADDR" --timeout 30
+kill -9 "$D2"
+wait "$D2" 2>/dev/null
+if [ -S "$SOCK" ]; then ok; else bad "kill -9 should leave the socket file behind"; fi
+"$DAEMON" --config "$T/cuzk.toml" --set daemon.status_listen= --set srs.preload= \
+    --log-file "$T/d3.log" 2>/dev/null &
+D3=$!
+pids+=("$D3")
+expect 0 "ready after" -- "$BENCH" wait-ready --addr "$ADDR" --timeout 30
+contains "$T/d3.log" "replacing stale socket" "stale socket replaced"
+expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind r1cs --circuit c1 \
+    --witness "$T/c1.wit"
+kill -TERM "$D3"
+wait_exit "$D3" 30
+if [ "$rc" -eq 0 ]; then ok; else bad "SIGTERM exit status $rc"; fi
+
+# Failed starts: one line on stderr, the cause in the log, exit 2.
+fail_start() { # NEEDLE LOGNAME args...
+    local needle=$1 logf="$T/$2"
+    shift 2
+    expect 2 "$needle" -- "$DAEMON" --log-file "$logf" "$@"
+    contains "$logf" "$needle" "log of a failed start"
+}
+fail_start "parameter folder $T/none" f1.log --listen "unix://$S/x.sock" --param-cache "$T/none"
+printf '[daemon]\nlisten = "unix://%s/x.sock"\nlisten_typo = 1\n[gpu]\ndevices = [0]\n' "$S" >"$T/bad.toml"
+fail_start "unknown keys: daemon.listen_typo (line 3), gpu.devices (line 5)" f2.log \
+    --config "$T/bad.toml"
+printf '[daemon\nlisten = 1\n' >"$T/syntax.toml"
+fail_start "config $T/syntax.toml" f3.log --config "$T/syntax.toml"
+fail_start 'logging.level: "loud" is not one of' f4.log --config "$T/cuzk.toml" --log-level loud
+fail_start "preload" f5.log --config "$T/cuzk.toml" --set daemon.status_listen= \
+    --set srs.preload=nope
+printf '[daemon]\nlisten = "unix:///tmp/x.sock"\nlisten_typo = 1\n' >"$T/typo.toml"
+expect 2 "unknown key: daemon.listen_typo (line 3)" -- "$DAEMON" --check-config \
+    --config "$T/typo.toml"
+expect 2 'memory.budget: "lots"' -- "$DAEMON" --check-config --budget lots
+expect 2 "unknown option --bogus" -- "$DAEMON" --bogus
+
+echo "test_daemon: $pass passed, $fail failed"
+[ "$fail" -eq 0 ] && rm -rf "$T"
+[ "$fail" -eq 0 ]
