@@ -7,12 +7,13 @@
  * sub trees). Leaves are laid out subtree after subtree, so the leaf index
  * written in base-arity digits (then the sub digit, then the top digit) is
  * the path; the index bits, least significant first level by level, pack to
- * the index itself. Every node is the Poseidon Merkle-tree hash (poseidon.h)
- * of its children for the arity of its layer.
+ * the index itself. Every node is the hash of its children: the Poseidon
+ * Merkle-tree hash (poseidon.h) for the arity of its layer, or the SHA-256
+ * field hash (sha256.h) for SHA-256 trees.
  *
  * Circuit (PoRCircuit::synthesize): the leaf (allocated unless given as a
  * variable); per level from the leaf up: log2(arity) index bits
- * (AllocatedBit), arity - 1 sibling numbers, insert (gadgets.h), Poseidon;
+ * (AllocatedBit), arity - 1 sibling numbers, insert (gadgets.h), the hash;
  * then one public input packing all index bits; then the root (allocated
  * unless given), root == computed (a * 1 = b), and unless private the root
  * as a public input. An arity-8 level costs 3 + 22 + 505 = 530 constraints. */
@@ -25,11 +26,17 @@
 #include "cuzk/cs.h"
 #include "cuzk/gadgets.h"
 
+typedef enum {
+    CUZK_MERKLE_POSEIDON = 0, /* tree_r_last, tree_c */
+    CUZK_MERKLE_SHA256 = 1,   /* tree_d (comm_d): sha256.h field hash */
+} cuzk_merkle_hasher;
+
 typedef struct {
     unsigned base_arity;  /* 2, 4 or 8 */
     unsigned base_levels; /* >= 1 */
     unsigned sub_arity;   /* 0 (none), 2, 4 or 8 */
     unsigned top_arity;   /* 0 (none), 2, 4 or 8; needs a sub layer */
+    cuzk_merkle_hasher hasher;
 } cuzk_merkle_shape;
 
 /* EINVAL naming the bad field when the shape is unsupported or has more

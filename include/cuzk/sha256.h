@@ -33,4 +33,15 @@ cuzk_err cuzk_sha256_compress_gadget(cuzk_cs *cs, const cuzk_bool in[512], const
  * big-endian words. */
 cuzk_err cuzk_sha256_gadget(cuzk_cs *cs, const cuzk_bool *bits, size_t n_bits, cuzk_bool out[256]);
 
+/* filecoin-hashers Sha256Function over field elements (the comm_d tree):
+ * SHA-256 of the elements' 32-byte little-endian encodings concatenated,
+ * the digest's last byte masked with 0x3f so it is a field element
+ * (fr32 trim). 1 <= n <= 8 (EINVAL otherwise). */
+cuzk_err cuzk_sha256_fr_hash(const cuzk_fr *in, size_t n, cuzk_fr *out);
+/* Its circuit (hash_multi_leaf_circuit / hash2_circuit): per element
+ * to_bits_le (255 bits) plus a constant zero bit, bit order reversed within
+ * each byte, the SHA-256 gadget, output bits reversed within each byte, the
+ * first 254 packed with pack_bits. 1 <= n <= 8. */
+cuzk_err cuzk_sha256_fr_gadget(cuzk_cs *cs, const cuzk_num *in, size_t n, cuzk_num *out);
+
 #endif

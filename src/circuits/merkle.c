@@ -4,12 +4,14 @@
  * ([base] * base_levels, sub, top); because leaves are stored subtree after
  * subtree, every layer hashes consecutive groups of `arity` nodes, and the
  * digit of the index at a layer is (index / product of lower arities) mod
- * arity. The circuit follows por.rs: the index bits of each level are
+ * arity. Nodes are Poseidon or SHA-256 field hashes (the shape's hasher).
+ * The circuit follows por.rs: the index bits of each level are
  * allocated just before that level's siblings, and all of them are packed
  * into one public input after the root has been computed. */
 #include "cuzk/merkle.h"
 
 #include "cuzk/poseidon.h"
+#include "cuzk/sha256.h"
 #include "cuzk/threads.h"
 
 #include <stdlib.h>
@@ -37,6 +39,8 @@ cuzk_err cuzk_merkle_shape_check(const cuzk_merkle_shape *s)
         return cuzk_fail(CUZK_EINVAL, "merkle: top arity %u, need 0, 2, 4 or 8", s->top_arity);
     if (s->top_arity && !s->sub_arity)
         return cuzk_fail(CUZK_EINVAL, "merkle: a top layer needs a sub layer");
+    if (s->hasher != CUZK_MERKLE_POSEIDON && s->hasher != CUZK_MERKLE_SHA256)
+        return cuzk_fail(CUZK_EINVAL, "merkle: unknown hasher %d", (int)s->hasher);
     if (s->base_levels < 1 || s->base_levels > 40)
         return cuzk_fail(CUZK_EINVAL, "merkle: %u base levels, need 1..40", s->base_levels);
     unsigned bits = s->base_levels * log2u(s->base_arity) +
@@ -84,8 +88,21 @@ size_t cuzk_merkle_sibling_count(const cuzk_merkle_shape *s)
     return c;
 }
 
+/* One node: p is the layer's Poseidon constants, or NULL for SHA-256. */
+static cuzk_err node_hash(const cuzk_poseidon *p, const cuzk_fr *in, unsigned arity, cuzk_fr *out)
+{
+    return p ? cuzk_poseidon_hash(p, in, arity, out) : cuzk_sha256_fr_hash(in, arity, out);
+}
+
+static cuzk_err layer_hasher(const cuzk_merkle_shape *s, unsigned arity, const cuzk_poseidon **p)
+{
+    *p = NULL;
+    return s->hasher == CUZK_MERKLE_POSEIDON ? cuzk_poseidon_merkle(arity, p) : CUZK_OK;
+}
+
 typedef struct {
     const cuzk_poseidon *p;
+    unsigned arity;
     const cuzk_fr *in;
     cuzk_fr *out;
 } level_ctx;
@@ -94,9 +111,8 @@ static void level_range(void *vctx, size_t lo, size_t hi, unsigned worker)
 {
     (void)worker;
     level_ctx *c = vctx;
-    unsigned a = cuzk_poseidon_arity(c->p);
-    for (size_t i = lo; i < hi; i++)
-        cuzk_poseidon_hash(c->p, c->in + i * a, a, &c->out[i]);
+    for (size_t i = lo; i < hi; i++) /* arity and count checked by the caller */
+        node_hash(c->p, c->in + i * c->arity, c->arity, &c->out[i]);
 }
 
 cuzk_err cuzk_merkle_build(const cuzk_merkle_shape *s, const cuzk_fr *leaves, uint64_t index,
@@ -112,7 +128,7 @@ cuzk_err cuzk_merkle_build(const cuzk_merkle_shape *s, const cuzk_fr *leaves, ui
     cuzk_fr *owned = NULL;
     for (unsigned l = 0; l < nl; l++) {
         const cuzk_poseidon *p;
-        cuzk_err e = cuzk_poseidon_merkle(ar[l], &p);
+        cuzk_err e = layer_hasher(s, ar[l], &p);
         cuzk_fr *next = e ? NULL : malloc((size_t)(n / ar[l]) * sizeof *next);
         if (!next) {
             free(owned);
@@ -124,7 +140,7 @@ cuzk_err cuzk_merkle_build(const cuzk_merkle_shape *s, const cuzk_fr *leaves, ui
                 if (j != index)
                     *siblings++ = cur[j];
         }
-        level_ctx c = {p, cur, next};
+        level_ctx c = {p, ar[l], cur, next};
         cuzk_parallel_for((size_t)(n / ar[l]), 256, level_range, &c);
         free(owned);
         cur = owned = next;
@@ -148,13 +164,13 @@ cuzk_err cuzk_merkle_root_from_path(const cuzk_merkle_shape *s, const cuzk_fr *l
     cuzk_fr cur = *leaf;
     for (unsigned l = 0; l < nl; l++) {
         const cuzk_poseidon *p;
-        CUZK_TRY(cuzk_poseidon_merkle(ar[l], &p));
+        CUZK_TRY(layer_hasher(s, ar[l], &p));
         unsigned pos = (unsigned)(index % ar[l]);
         cuzk_fr in[8];
         for (unsigned j = 0, k = 0; j < ar[l]; j++)
             in[j] = j == pos ? cur : siblings[k++];
         siblings += ar[l] - 1;
-        CUZK_TRY(cuzk_poseidon_hash(p, in, ar[l], &cur));
+        CUZK_TRY(node_hash(p, in, ar[l], &cur));
         index /= ar[l];
     }
     *root = cur;
@@ -185,7 +201,7 @@ cuzk_err cuzk_por_gadget(cuzk_cs *cs, const cuzk_merkle_shape *s, const cuzk_roo
     CUZK_TRY(root_num(cs, leaf, &cur));
     for (unsigned l = 0; l < nl; l++) {
         const cuzk_poseidon *p;
-        CUZK_TRY(cuzk_poseidon_merkle(ar[l], &p));
+        CUZK_TRY(layer_hasher(s, ar[l], &p));
         unsigned nb = log2u(ar[l]), pos = (unsigned)(index % ar[l]);
         for (unsigned i = 0; i < nb; i++)
             CUZK_TRY(cuzk_bit_alloc(cs, (pos >> i) & 1, &bits[n_bits + i]));
@@ -194,7 +210,10 @@ cuzk_err cuzk_por_gadget(cuzk_cs *cs, const cuzk_merkle_shape *s, const cuzk_roo
             CUZK_TRY(cuzk_num_alloc(cs, &siblings[j], &sib[j]));
         siblings += ar[l] - 1;
         CUZK_TRY(cuzk_insert(cs, &cur, bits + n_bits, nb, sib, ins));
-        CUZK_TRY(cuzk_poseidon_gadget(cs, p, ins, ar[l], &cur));
+        if (p)
+            CUZK_TRY(cuzk_poseidon_gadget(cs, p, ins, ar[l], &cur));
+        else
+            CUZK_TRY(cuzk_sha256_fr_gadget(cs, ins, ar[l], &cur));
         n_bits += nb;
         index /= ar[l];
     }

@@ -217,3 +217,33 @@ cuzk_err cuzk_sha256_gadget(cuzk_cs *cs, const cuzk_bool *bits, size_t n_bits, c
         cuzk_u32_to_bits_be(&st[i], out + 32 * i);
     return CUZK_OK;
 }
+
+cuzk_err cuzk_sha256_fr_hash(const cuzk_fr *in, size_t n, cuzk_fr *out)
+{
+    if (n < 1 || n > 8)
+        return cuzk_fail(CUZK_EINVAL, "sha256 field hash: %zu elements, need 1..8", n);
+    uint8_t msg[32 * 8], d[32];
+    for (size_t i = 0; i < n; i++)
+        cuzk_fr_to_bytes_le(msg + 32 * i, &in[i]);
+    cuzk_sha256(msg, 32 * n, d);
+    d[31] &= 0x3f;
+    return cuzk_fr_from_bytes_le(out, d); /* < 2^254 < r: cannot fail */
+}
+
+cuzk_err cuzk_sha256_fr_gadget(cuzk_cs *cs, const cuzk_num *in, size_t n, cuzk_num *out)
+{
+    if (n < 1 || n > 8)
+        return cuzk_fail(CUZK_EINVAL, "sha256 field hash: %zu elements, need 1..8", n);
+    cuzk_bool pre[8 * 256], le[255], digest[256], trimmed[254];
+    for (size_t i = 0; i < n; i++) {
+        CUZK_TRY(cuzk_num_to_bits_le(cs, &in[i], le));
+        for (int bit = 0; bit < 256; bit++) {
+            int src = (bit / 8) * 8 + (7 - bit % 8); /* reverse within the byte */
+            pre[256 * i + bit] = src < 255 ? le[src] : cuzk_bool_const(0);
+        }
+    }
+    CUZK_TRY(cuzk_sha256_gadget(cs, pre, 256 * n, digest));
+    for (int bit = 0; bit < 254; bit++)
+        trimmed[bit] = digest[(bit / 8) * 8 + (7 - bit % 8)];
+    return cuzk_pack_bits(cs, trimmed, 254, out);
+}

@@ -6,7 +6,8 @@
  *   cuzk circuit stats sha256-compression      (512 allocated bits, IV)
  *   cuzk circuit stats sha256 [--bytes N]      (N allocated bytes, default 64)
  *   cuzk circuit stats por [--base A] [--levels L] [--sub A] [--top A]
- *                          [--private]        (Poseidon Merkle inclusion)
+ *                          [--private] [--sha256]  (Merkle inclusion; Poseidon
+ *                          tree unless --sha256)
  *   common: [--seed S]
  *
  *   cuzk circuit bench native-poseidon [--arity A] [--count N] [--threads T]
@@ -39,7 +40,7 @@
 
 typedef struct {
     unsigned arity, base, levels, sub, top, bytes, count, threads;
-    int constant, priv;
+    int constant, priv, sha;
     uint64_t seed;
     const char *mode;
 } stats_opts;
@@ -91,6 +92,8 @@ static int parse_opts(int argc, char **argv, stats_opts *o)
             o->constant = 1;
         } else if (!strcmp(a, "--private")) {
             o->priv = 1;
+        } else if (!strcmp(a, "--sha256")) {
+            o->sha = 1;
         } else {
             return usage_fail("unknown option ", a);
         }
@@ -145,7 +148,8 @@ static cuzk_err stats_sha(cuzk_cs *cs, const stats_opts *o, cuzk_rng *g, int com
 
 static cuzk_err stats_por(cuzk_cs *cs, const stats_opts *o, cuzk_rng *g)
 {
-    cuzk_merkle_shape s = {o->base, o->levels, o->sub, o->top};
+    cuzk_merkle_shape s = {o->base, o->levels, o->sub, o->top,
+                           o->sha ? CUZK_MERKLE_SHA256 : CUZK_MERKLE_POSEIDON};
     CUZK_TRY(cuzk_merkle_shape_check(&s));
     size_t ns = cuzk_merkle_sibling_count(&s);
     cuzk_fr *sib = malloc(ns * sizeof *sib);
@@ -168,7 +172,7 @@ static int stats_main(int argc, char **argv)
     if (argc < 1)
         return usage_fail("stats needs a circuit: poseidon, sha256-compression, sha256, por", NULL);
     const char *what = argv[0];
-    stats_opts o = {2, 8, 2, 0, 0, 64, 1, 0, 0, 0, 1, NULL};
+    stats_opts o = {2, 8, 2, 0, 0, 64, 1, 0, 0, 0, 0, 1, NULL};
     if (parse_opts(argc - 1, argv + 1, &o))
         return 2;
     cuzk_cs *cs;
@@ -322,7 +326,7 @@ static int bench_main(int argc, char **argv)
 {
     if (argc < 1)
         return usage_fail("bench needs native-poseidon, poseidon or sha256-compression", NULL);
-    stats_opts o = {8, 8, 2, 0, 0, 64, 1000, 0, 0, 0, 1, NULL};
+    stats_opts o = {8, 8, 2, 0, 0, 64, 1000, 0, 0, 0, 0, 1, NULL};
     if (parse_opts(argc - 1, argv + 1, &o))
         return 2;
     if (!o.count)

@@ -11,7 +11,8 @@
 #     bellperson src/gadgets/sha256.rs test_full_block (25840) and
 #     test_full_hash (44874); rust-fil-proofs storage-proofs-core
 #     tests/por_circuit.rs test_por_circuit_poseidon_base_8 (1063, 3 inputs)
-#     and test_por_circuit_poseidon_top_8_4_2 (1764).
+#     test_por_circuit_poseidon_top_8_4_2 (1764) and
+#     test_por_circuit_sha256_base_2 (272295).
 set -u
 CUZK=$1
 pass=0
@@ -64,6 +65,7 @@ expect 0 "constraints=1063" -- "$CUZK" circuit stats por --base 8 --levels 2
 expect 0 "inputs=3" -- "$CUZK" circuit stats por --base 8 --levels 2
 expect 0 "constraints=1062" -- "$CUZK" circuit stats por --base 8 --levels 2 --private
 expect 0 "constraints=1764" -- "$CUZK" circuit stats por --base 8 --levels 2 --sub 4 --top 2
+expect 0 "constraints=272295" -- "$CUZK" circuit stats por --base 2 --levels 6 --sha256
 
 # Benchmarks run (tiny counts; timings are not asserted). A circuit is the
 # gadget plus one input constraint for ONE.

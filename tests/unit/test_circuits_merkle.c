@@ -24,12 +24,21 @@ typedef struct {
  * poseidon_top_8_8_2 1_907, poseidon_top_8_2_4 1_764; and
  * test_por_circuit_private_root (2 inputs): base_2 1_886, base_4 1_163,
  * base_8 1_062. The private counts of the sub/top shapes are the public
- * ones minus the root's input constraint (no reference number). */
+ * ones minus the root's input constraint (no reference number). SHA-256
+ * trees, same file: sha256_base_2 272_295, sha256_base_4 216_258,
+ * sha256_base_8 250_987. */
 static const shape_case CASES[] = {
-    {{2, 6, 0, 0}, 64, 1887, 1886},   {{4, 3, 0, 0}, 64, 1164, 1163},
-    {{8, 2, 0, 0}, 64, 1063, 1062},   {{8, 2, 2, 0}, 128, 1377, 1376},
-    {{8, 2, 4, 2}, 512, 1764, 1763},  {{8, 2, 8, 0}, 512, 1593, 1592},
-    {{8, 2, 8, 2}, 1024, 1907, 1906}, {{8, 2, 2, 4}, 512, 1764, 1763},
+    {{2, 6, 0, 0, CUZK_MERKLE_POSEIDON}, 64, 1887, 1886},
+    {{4, 3, 0, 0, CUZK_MERKLE_POSEIDON}, 64, 1164, 1163},
+    {{8, 2, 0, 0, CUZK_MERKLE_POSEIDON}, 64, 1063, 1062},
+    {{8, 2, 2, 0, CUZK_MERKLE_POSEIDON}, 128, 1377, 1376},
+    {{8, 2, 4, 2, CUZK_MERKLE_POSEIDON}, 512, 1764, 1763},
+    {{8, 2, 8, 0, CUZK_MERKLE_POSEIDON}, 512, 1593, 1592},
+    {{8, 2, 8, 2, CUZK_MERKLE_POSEIDON}, 1024, 1907, 1906},
+    {{8, 2, 2, 4, CUZK_MERKLE_POSEIDON}, 512, 1764, 1763},
+    {{2, 6, 0, 0, CUZK_MERKLE_SHA256}, 64, 272295, 272294},
+    {{4, 3, 0, 0, CUZK_MERKLE_SHA256}, 64, 216258, 216257},
+    {{8, 2, 0, 0, CUZK_MERKLE_SHA256}, 64, 250987, 250986},
 };
 
 static cuzk_fr *random_leaves(uint64_t n, uint64_t seed)
@@ -62,7 +71,9 @@ static void shapes(void)
         size_t ns = cuzk_merkle_sibling_count(&k->s);
         cuzk_fr *sib = malloc(ns * sizeof *sib);
         /* A handful of leaves per shape (all of them for the first). */
-        uint64_t step = c == 0 ? 1 : k->leaves / 5 + 1;
+        uint64_t step = c == 0                              ? 1
+                        : k->s.hasher == CUZK_MERKLE_SHA256 ? k->leaves
+                                                            : k->leaves / 5 + 1;
         for (uint64_t i = 0; i < k->leaves; i += step) {
             CHECK_OK(cuzk_merkle_build(&k->s, leaves, i, &root, sib));
             CHECK_OK(cuzk_merkle_root_from_path(&k->s, &leaves[i], sib, i, &root2));
@@ -118,7 +129,7 @@ static void shapes(void)
 /* Leaf and root given as variables (Root::Var): nothing allocated for them. */
 static void var_roots(void)
 {
-    cuzk_merkle_shape s = {8, 1, 0, 0};
+    cuzk_merkle_shape s = {8, 1, 0, 0, CUZK_MERKLE_POSEIDON};
     cuzk_fr *leaves = random_leaves(8, 3), root, sib[7];
     CHECK_OK(cuzk_merkle_build(&s, leaves, 5, &root, sib));
     cuzk_cs *cs;
@@ -137,13 +148,16 @@ static void var_roots(void)
 
 static void bad_inputs(void)
 {
-    cuzk_merkle_shape bad[] = {{3, 2, 0, 0}, {8, 0, 0, 0},  {8, 2, 5, 0},
-                               {8, 2, 0, 2}, {2, 41, 0, 0}, {8, 2, 2, 16}};
-    const char *msg[] = {"base arity 3",      "0 base levels",  "sub arity 5",
-                         "needs a sub layer", "41 base levels", "top arity 16"};
+    cuzk_merkle_shape bad[] = {
+        {3, 2, 0, 0, CUZK_MERKLE_POSEIDON},  {8, 0, 0, 0, CUZK_MERKLE_POSEIDON},
+        {8, 2, 5, 0, CUZK_MERKLE_POSEIDON},  {8, 2, 0, 2, CUZK_MERKLE_POSEIDON},
+        {2, 41, 0, 0, CUZK_MERKLE_POSEIDON}, {8, 2, 2, 16, CUZK_MERKLE_POSEIDON},
+        {8, 2, 0, 0, (cuzk_merkle_hasher)5}};
+    const char *msg[] = {"base arity 3",   "0 base levels", "sub arity 5",     "needs a sub layer",
+                         "41 base levels", "top arity 16",  "unknown hasher 5"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         CHECK_ERR(cuzk_merkle_shape_check(&bad[i]), CUZK_EINVAL, msg[i]);
-    cuzk_merkle_shape s = {8, 1, 0, 0};
+    cuzk_merkle_shape s = {8, 1, 0, 0, CUZK_MERKLE_POSEIDON};
     cuzk_fr leaves[8] = {{{0}}}, root, sib[7];
     CHECK_ERR(cuzk_merkle_build(&s, leaves, 8, &root, sib), CUZK_EINVAL,
               "leaf index 8, the tree has 8 leaves");
@@ -194,7 +208,7 @@ static void generic_insert(void)
 /* Record -> PCE -> setup -> prove (CPU) -> verify; a wrong root fails. */
 static void prove_verify(void)
 {
-    cuzk_merkle_shape s = {8, 2, 2, 0};
+    cuzk_merkle_shape s = {8, 2, 2, 0, CUZK_MERKLE_POSEIDON};
     uint64_t n = cuzk_merkle_leaf_count(&s), index = 77;
     cuzk_fr *leaves = random_leaves(n, 21), root, sib[7 + 7 + 1];
     CHECK_OK(cuzk_merkle_build(&s, leaves, index, &root, sib));
