@@ -134,6 +134,10 @@ cuzk_err cuzk_u32_sha256_ch(cuzk_cs *cs, const cuzk_u32 *a, const cuzk_u32 *b, c
 cuzk_err cuzk_u32_sha256_maj(cuzk_cs *cs, const cuzk_u32 *a, const cuzk_u32 *b, const cuzk_u32 *c,
                              cuzk_u32 *out);
 
+/* storage-proofs-core UInt64::alloc: 64 AllocatedBits, least significant
+ * first; its pack_into_input is cuzk_pack_into_inputs(bits, 64). */
+cuzk_err cuzk_u64_alloc(cuzk_cs *cs, uint64_t v, cuzk_bool out[64]);
+
 /* MultiEq (bellperson multieq.rs): packs several "sum = sum" equalities into
  * one constraint until 254 bits of capacity would be exceeded. The caller owns
  * it: init, use, then cuzk_multieq_flush (the reference's Drop), then free. */

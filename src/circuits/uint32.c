@@ -28,6 +28,13 @@ cuzk_err cuzk_u32_alloc(cuzk_cs *cs, uint32_t v, cuzk_u32 *out)
     return CUZK_OK;
 }
 
+cuzk_err cuzk_u64_alloc(cuzk_cs *cs, uint64_t v, cuzk_bool out[64])
+{
+    for (int i = 0; i < 64; i++)
+        CUZK_TRY(cuzk_bit_alloc(cs, (int)((v >> i) & 1), &out[i]));
+    return CUZK_OK;
+}
+
 cuzk_u32 cuzk_u32_from_bits_be(const cuzk_bool bits[32])
 {
     cuzk_u32 r;
