@@ -95,14 +95,39 @@ workers = 1
 level = "info"
 EOF
 expect 0 "config ok" -- "$DAEMON" --config "$T/cuzk.toml" --check-config
+# The sample configuration shipped in the repository stays valid.
+expect 0 "config ok" -- "$DAEMON" --config "$SRC/cuzk.example.toml" --check-config \
+    --param-cache "$T/params"
 
-"$DAEMON" --config "$T/cuzk.toml" --log-file "$LOG" 2>"$T/d.stderr" &
+# sd_notify: a datagram socket standing in for systemd collects the messages.
+$PY - "$S/notify" "$T/notify.txt" <<'EOF' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(60)
+with open(sys.argv[2], "w") as out:
+    while True:
+        try:
+            msg = s.recv(4096).decode()
+        except socket.timeout:
+            break
+        out.write(msg + "\n")
+        out.flush()
+        if "READY=1" in msg:
+            break
+EOF
+NOTIFY_PID=$!
+pids+=("$NOTIFY_PID")
+for _ in $(seq 50); do [ -S "$S/notify" ] && break; sleep 0.1; done
+NOTIFY_SOCKET="$S/notify" "$DAEMON" --config "$T/cuzk.toml" --log-file "$LOG" 2>"$T/d.stderr" &
 D1=$!
 pids+=("$D1")
 expect 0 "ready after" -- "$BENCH" wait-ready --addr "$ADDR" --timeout 60
 contains "$LOG" "srs ready circuit=c1" "preload logged"
 contains "$LOG" "ready startup_ms=" "ready logged"
 if [ "$(cat "$T/d.pid" 2>/dev/null)" = "$D1" ]; then ok; else bad "pid file"; fi
+wait_exit "$NOTIFY_PID" 10
+contains "$T/notify.txt" "READY=1" "sd_notify READY=1"
 
 # cuzk-bench single: synthetic and generic R1CS, verified offline.
 expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind synthetic \
@@ -186,7 +211,7 @@ D2=$!
 pids+=("$D2")
 expect 0 "ready after" -- "$BENCH" wait-ready --addr "$ADDR" --timeout 30
 kill -9 "$D2"
-wait "$D2" 2>/dev/null
+{ wait "$D2"; } 2>/dev/null
 if [ -S "$SOCK" ]; then ok; else bad "kill -9 should leave the socket file behind"; fi
 "$DAEMON" --config "$T/cuzk.toml" --set daemon.status_listen= --set srs.preload= \
     --log-file "$T/d3.log" 2>/dev/null &
@@ -196,9 +221,27 @@ expect 0 "ready after" -- "$BENCH" wait-ready --addr "$ADDR" --timeout 30
 contains "$T/d3.log" "replacing stale socket" "stale socket replaced"
 expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind r1cs --circuit c1 \
     --witness "$T/c1.wit"
+# SIGTERM while a job runs: the job finishes and its client gets the proof;
+# a submission during the drain is refused.
+"$BENCH" single --addr "$ADDR" --kind synthetic --constraints 8192 --partitions 6 \
+    --seed 9 >"$T/drain.out" 2>&1 &
+B1=$!
+pids+=("$B1")
+for _ in $(seq 300); do
+    "$BENCH" status --addr "$ADDR" 2>/dev/null | grep -q "stage=prove" && break
+    sleep 0.1
+done
 kill -TERM "$D3"
+sleep 0.2
+expect 2 "UNAVAILABLE: the daemon is shutting down" -- "$BENCH" single --addr "$ADDR" \
+    --kind synthetic --constraints 1024
+wait_exit "$B1" 60
+if [ "$rc" -eq 0 ] && grep -q "status=COMPLETED" "$T/drain.out"; then ok; else
+    bad "job running at SIGTERM: rc=$rc $(cat "$T/drain.out")"
+fi
 wait_exit "$D3" 30
 if [ "$rc" -eq 0 ]; then ok; else bad "SIGTERM exit status $rc"; fi
+contains "$T/d3.log" "draining: SIGTERM received" "drain logged"
 
 # Failed starts: one line on stderr, the cause in the log, exit 2.
 fail_start() { # NEEDLE LOGNAME args...
