@@ -10,6 +10,10 @@
  *                          tree unless --sha256)
  *   common: [--seed S]
  *
+ *   cuzk circuit synth <circuit> [the options of stats] --out PREFIX
+ *       the same circuit, written as PREFIX.pce, PREFIX.wit and
+ *       PREFIX.public for `cuzk setup / prove / verify`.
+ *
  *   cuzk circuit bench native-poseidon [--arity A] [--count N] [--threads T]
  *       N native Merkle-tree hashes on T threads (default: all): hashes/s
  *       and hashes/s per thread.
@@ -29,6 +33,7 @@
 #include "cmd/cmd.h"
 #include "cuzk/cs.h"
 #include "cuzk/merkle.h"
+#include "cuzk/pce.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/sha256.h"
 #include "cuzk/threads.h"
@@ -42,7 +47,7 @@ typedef struct {
     unsigned arity, base, levels, sub, top, bytes, count, threads;
     int constant, priv, sha;
     uint64_t seed;
-    const char *mode;
+    const char *mode, *out;
 } stats_opts;
 
 static int usage_fail(const char *msg, const char *arg)
@@ -84,10 +89,10 @@ static int parse_opts(int argc, char **argv, stats_opts *o)
                 return usage_fail("bad or missing value for ", a);
             o->seed = s;
             i++;
-        } else if (!strcmp(a, "--mode")) {
+        } else if (!strcmp(a, "--mode") || !strcmp(a, "--out")) {
             if (!v)
                 return usage_fail("missing value for ", a);
-            o->mode = argv[++i];
+            *(a[2] == 'm' ? &o->mode : &o->out) = argv[++i];
         } else if (!strcmp(a, "--constant-length")) {
             o->constant = 1;
         } else if (!strcmp(a, "--private")) {
@@ -167,14 +172,71 @@ static cuzk_err stats_por(cuzk_cs *cs, const stats_opts *o, cuzk_rng *g)
     return e;
 }
 
-static int stats_main(int argc, char **argv)
+static const char *with_ext(char *buf, size_t len, const char *prefix, const char *ext)
+{
+    snprintf(buf, len, "%s%s", prefix, ext);
+    return buf;
+}
+
+static cuzk_err write_public(const char *path, const cuzk_fr *x, uint32_t n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return cuzk_fail(CUZK_EIO, "cannot create %s", path);
+    fprintf(f, "# %u public input(s), one field element per line\n", n);
+    for (uint32_t i = 0; i < n; i++) {
+        char hex[67];
+        cuzk_fr_to_hex(hex, &x[i]);
+        fprintf(f, "%s\n", hex);
+    }
+    if (fclose(f) != 0)
+        return cuzk_fail(CUZK_EIO, "writing %s failed", path);
+    return CUZK_OK;
+}
+
+/* PREFIX.pce, PREFIX.wit and PREFIX.public (the format `cuzk verify`
+ * reads: a comment line, then one 0x-hex field element per line). */
+static cuzk_err write_files(cuzk_cs *cs, const char *prefix)
+{
+    size_t len = strlen(prefix) + 8, nw = 0;
+    uint32_t n_in = cuzk_cs_num_inputs(cs);
+    char *path = malloc(len);
+    cuzk_r1cs *r1cs = NULL;
+    cuzk_pce *pce = NULL;
+    cuzk_fr *w = NULL;
+    cuzk_err e = path ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    if (!e)
+        e = cuzk_cs_take_r1cs(cs, &r1cs);
+    if (!e)
+        e = cuzk_pce_from_r1cs(&pce, r1cs);
+    if (!e)
+        e = cuzk_pce_write(pce, with_ext(path, len, prefix, ".pce"));
+    if (!e)
+        e = cuzk_cs_assignment(cs, &w, &nw);
+    if (!e)
+        e = cuzk_witness_write(with_ext(path, len, prefix, ".wit"), w, n_in, nw - n_in);
+    if (!e)
+        e = write_public(with_ext(path, len, prefix, ".public"), w + 1, n_in - 1);
+    if (!e)
+        printf("wrote %s.pce %s.wit %s.public\n", prefix, prefix, prefix);
+    free(w);
+    cuzk_pce_free(pce);
+    cuzk_r1cs_free(r1cs);
+    free(path);
+    return e;
+}
+
+/* stats (write = 0) or synth (write = 1: --out PREFIX required). */
+static int stats_main(int argc, char **argv, int write)
 {
     if (argc < 1)
-        return usage_fail("stats needs a circuit: poseidon, sha256-compression, sha256, por", NULL);
+        return usage_fail("needs a circuit: poseidon, sha256-compression, sha256, por", NULL);
     const char *what = argv[0];
-    stats_opts o = {2, 8, 2, 0, 0, 64, 1, 0, 0, 0, 0, 1, NULL};
+    stats_opts o = {2, 8, 2, 0, 0, 64, 1, 0, 0, 0, 0, 1, NULL, NULL};
     if (parse_opts(argc - 1, argv + 1, &o))
         return 2;
+    if (write && !o.out)
+        return usage_fail("synth needs --out PREFIX", NULL);
     cuzk_cs *cs;
     cuzk_err e = cuzk_cs_new(&cs, CUZK_CS_RECORD);
     if (e)
@@ -213,8 +275,10 @@ static int stats_main(int argc, char **argv)
     if (gadget)
         printf("gadget_constraints=%llu\ngadget_aux=%llu\n", (unsigned long long)(c - pre_c),
                (unsigned long long)(aux - pre_a));
+    if (write && (e = write_files(cs, o.out)))
+        fprintf(stderr, "cuzk: circuit: synth %s: %s\n", what, cuzk_errmsg());
     cuzk_cs_free(cs);
-    return 0;
+    return e ? 2 : 0;
 }
 
 static int bench_native(const stats_opts *o)
@@ -326,7 +390,7 @@ static int bench_main(int argc, char **argv)
 {
     if (argc < 1)
         return usage_fail("bench needs native-poseidon, poseidon or sha256-compression", NULL);
-    stats_opts o = {8, 8, 2, 0, 0, 64, 1000, 0, 0, 0, 0, 1, NULL};
+    stats_opts o = {8, 8, 2, 0, 0, 64, 1000, 0, 0, 0, 0, 1, NULL, NULL};
     if (parse_opts(argc - 1, argv + 1, &o))
         return 2;
     if (!o.count)
@@ -341,8 +405,10 @@ static int bench_main(int argc, char **argv)
 int cmd_circuit_main(int argc, char **argv)
 {
     if (argc >= 1 && !strcmp(argv[0], "stats"))
-        return stats_main(argc - 1, argv + 1);
+        return stats_main(argc - 1, argv + 1, 0);
+    if (argc >= 1 && !strcmp(argv[0], "synth"))
+        return stats_main(argc - 1, argv + 1, 1);
     if (argc >= 1 && !strcmp(argv[0], "bench"))
         return bench_main(argc - 1, argv + 1);
-    return usage_fail("usage: cuzk circuit stats|bench <circuit> [options]", NULL);
+    return usage_fail("usage: cuzk circuit stats|synth|bench <circuit> [options]", NULL);
 }

@@ -628,7 +628,8 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk hash poseidon --arity A [--constant-length] [--le-bytes] X1 ... Xn\n"
      "  cuzk hash sha256 HEX\n"},
     {"circuit", cmd_circuit_main,
-     "  cuzk circuit stats poseidon|sha256-compression|sha256|por [options]\n"},
+     "  cuzk circuit stats|synth poseidon|sha256-compression|sha256|por [options]\n"
+     "  cuzk circuit bench native-poseidon|poseidon|sha256-compression [options]\n"},
     {NULL, NULL, NULL},
 };
 

@@ -15,6 +15,8 @@
 #     test_por_circuit_sha256_base_2 (272295).
 set -u
 CUZK=$1
+T=${2:-${TMPDIR:-/tmp}/cuzk-test-hash-$$}
+rm -rf "$T" && mkdir -p "$T"
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
@@ -74,6 +76,17 @@ expect 0 "constraints_per_circuit=506" -- "$CUZK" circuit bench poseidon --mode 
 expect 0 "constraints_per_circuit=506" -- "$CUZK" circuit bench poseidon --mode witness --count 3
 expect 0 "constraints_per_circuit=26353" -- "$CUZK" circuit bench sha256-compression --mode check --count 1
 
+# A Merkle inclusion circuit through the offline tool: synth -> setup ->
+# prove -> verify; a wrong public input (the leaf index) is rejected.
+expect 0 "wrote" -- "$CUZK" circuit synth por --base 8 --levels 1 --sub 2 --seed 3 --out "$T/por"
+expect 0 "total_s=" -- "$CUZK" setup --pce "$T/por.pce" --out "$T/por"
+expect 0 "total_s=" -- "$CUZK" prove --params "$T/por.params" --pce "$T/por.pce" --witness "$T/por.wit" --out "$T/por.proof"
+expect 0 "proof is valid" -- "$CUZK" verify --vk "$T/por.vk" --public "$T/por.public" --proof "$T/por.proof"
+awk 'NR==2 { print "0x" sprintf("%064x", 99); next } { print }' "$T/por.public" > "$T/bad.public"
+expect 1 "INVALID" -- "$CUZK" verify --vk "$T/por.vk" --public "$T/bad.public" --proof "$T/por.proof"
+expect 2 "synth needs --out PREFIX" -- "$CUZK" circuit synth por
+expect 2 "cannot create" -- "$CUZK" circuit synth poseidon --out "$T/no/such/dir/x"
+
 # Bad arguments.
 expect 2 "cuzk: hash: which hash" -- "$CUZK" hash
 expect 2 "unknown hash 'md5'" -- "$CUZK" hash md5 00
@@ -90,7 +103,7 @@ expect 2 "not an even number of hex digits" -- "$CUZK" hash sha256 abc
 expect 2 "sha256 takes one hex argument" -- "$CUZK" hash sha256 00 11
 expect 2 "usage: cuzk circuit stats" -- "$CUZK" circuit
 expect 2 "unknown circuit blake2s" -- "$CUZK" circuit stats blake2s
-expect 2 "stats needs a circuit" -- "$CUZK" circuit stats
+expect 2 "needs a circuit" -- "$CUZK" circuit stats
 expect 2 "bad or missing value for --levels" -- "$CUZK" circuit stats por --levels x
 expect 2 "unknown option --bogus" -- "$CUZK" circuit stats por --bogus
 expect 2 "base arity 3" -- "$CUZK" circuit stats por --base 3
@@ -100,5 +113,6 @@ expect 2 "unknown bench md5" -- "$CUZK" circuit bench md5
 expect 2 "--count must be at least 1" -- "$CUZK" circuit bench poseidon --count 0
 expect 2 "bench needs" -- "$CUZK" circuit bench
 expect 2 "arity 0" -- "$CUZK" circuit bench native-poseidon --arity 0
+rm -rf "$T"
 echo "test_hash: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
