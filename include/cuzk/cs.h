@@ -88,6 +88,15 @@ cuzk_err cuzk_cs_enforce(cuzk_cs *cs, const cuzk_term *a, size_t na, const cuzk_
 /* The same with cuzk_lc operands (NULL = empty). */
 cuzk_err cuzk_cs_enforce_lc(cuzk_cs *cs, const cuzk_lc *a, const cuzk_lc *b, const cuzk_lc *c,
                             const char *what);
+/* bellperson's ConstraintSystem::extend for parallel witness generation:
+ * append src's inputs (without its ONE) and aux values and count its
+ * constraints, so that synthesizing independent parts into separate
+ * systems (one per thread) and extending them in order gives the same
+ * assignment as synthesizing them one after the other into dst. Witness
+ * and check modes only; src must not be finished (EINVAL otherwise). src's
+ * handles are not valid in dst. */
+cuzk_err cuzk_cs_extend(cuzk_cs *dst, const cuzk_cs *src);
+
 /* Count n constraints without their content: for gadgets in witness mode
  * only (EINVAL in the other modes). */
 cuzk_err cuzk_cs_skip(cuzk_cs *cs, uint64_t n);

@@ -316,6 +316,26 @@ cuzk_err cuzk_cs_skip(cuzk_cs *cs, uint64_t n)
     return CUZK_OK;
 }
 
+cuzk_err cuzk_cs_extend(cuzk_cs *dst, const cuzk_cs *src)
+{
+    CUZK_TRY(check_open(dst, "extend"));
+    if (dst->mode == CUZK_CS_RECORD || src->mode == CUZK_CS_RECORD)
+        return cuzk_fail(CUZK_EINVAL, "cs: extend is for witness and check modes only");
+    if (src->finished)
+        return cuzk_fail(CUZK_EINVAL, "cs: extend with a finished system");
+    if (dst->n_in + src->n_in - 1 > MAX_INDEX || dst->n_aux + src->n_aux > MAX_INDEX)
+        return cuzk_fail(CUZK_EINVAL, "cs: extend past 2^31 - 1 variables");
+    CUZK_TRY(grow_vals(&dst->in, &dst->cap_in, dst->n_in + src->n_in - 1));
+    CUZK_TRY(grow_vals(&dst->aux, &dst->cap_aux, dst->n_aux + src->n_aux));
+    memcpy(dst->in + dst->n_in, src->in + 1, (size_t)(src->n_in - 1) * sizeof *src->in);
+    if (src->n_aux)
+        memcpy(dst->aux + dst->n_aux, src->aux, (size_t)src->n_aux * sizeof *src->aux);
+    dst->n_in += src->n_in - 1;
+    dst->n_aux += src->n_aux;
+    dst->n_constraints += src->n_constraints;
+    return CUZK_OK;
+}
+
 cuzk_err cuzk_cs_finish(cuzk_cs *cs)
 {
     CUZK_TRY(check_open(cs, "finish"));

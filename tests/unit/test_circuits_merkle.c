@@ -8,6 +8,7 @@
 #include "cuzk/groth16.h"
 #include "cuzk/merkle.h"
 #include "cuzk/poseidon.h"
+#include "cuzk/threads.h"
 
 #include <unistd.h>
 
@@ -256,12 +257,84 @@ static void prove_verify(void)
     free(leaves);
 }
 
+/* Parallel witness generation: two inclusion proofs synthesized in separate
+ * witness-mode systems on two threads and extended in order equal the two
+ * synthesized one after the other (bellperson's extend). */
+typedef struct {
+    const cuzk_merkle_shape *s;
+    const cuzk_fr *leaves, *root;
+    const cuzk_fr *sib;
+    uint64_t index;
+    cuzk_cs *cs;
+    cuzk_err e;
+} part;
+
+static void part_range(void *vctx, size_t lo, size_t hi, unsigned worker)
+{
+    (void)worker;
+    part *p = vctx;
+    for (size_t i = lo; i < hi; i++) {
+        cuzk_root l = {0, {0, p[i].leaves[p[i].index]}}, r = {0, {0, *p[i].root}};
+        p[i].e = cuzk_cs_new(&p[i].cs, CUZK_CS_WITNESS);
+        if (!p[i].e)
+            p[i].e = cuzk_por_gadget(p[i].cs, p[i].s, &l, p[i].sib, p[i].index, &r, 0);
+    }
+}
+
+static void extend_parallel(void)
+{
+    cuzk_merkle_shape s = {8, 2, 0, 0, CUZK_MERKLE_POSEIDON};
+    cuzk_fr *leaves = random_leaves(64, 44), root, sib[2][14];
+    uint64_t idx[2] = {3, 60};
+    for (int k = 0; k < 2; k++)
+        CHECK_OK(cuzk_merkle_build(&s, leaves, idx[k], &root, sib[k]));
+    part parts[2];
+    for (int k = 0; k < 2; k++)
+        parts[k] = (part){&s, leaves, &root, sib[k], idx[k], NULL, CUZK_OK};
+    cuzk_threads_set(2);
+    cuzk_parallel_for(2, 1, part_range, parts);
+    cuzk_cs *seq, *par;
+    CHECK_OK(cuzk_cs_new(&seq, CUZK_CS_CHECK));
+    CHECK_OK(cuzk_cs_new(&par, CUZK_CS_CHECK));
+    for (int k = 0; k < 2; k++) {
+        CHECK_OK(parts[k].e);
+        cuzk_root l = {0, {0, leaves[idx[k]]}}, r = {0, {0, root}};
+        CHECK_OK(cuzk_por_gadget(seq, &s, &l, sib[k], idx[k], &r, 0));
+        CHECK_OK(cuzk_cs_extend(par, parts[k].cs));
+    }
+    CHECK_OK(cuzk_cs_finish(seq));
+    CHECK_OK(cuzk_cs_finish(par));
+    cuzk_fr *w1, *w2;
+    size_t n1, n2;
+    CHECK_OK(cuzk_cs_assignment(seq, &w1, &n1));
+    CHECK_OK(cuzk_cs_assignment(par, &w2, &n2));
+    CHECK(n1 == n2 && !memcmp(w1, w2, n1 * sizeof *w1));
+    CHECK(cuzk_cs_num_inputs(par) == 5); /* ONE + 2 x (index, root) */
+    CHECK(cuzk_cs_num_constraints(seq) == cuzk_cs_num_constraints(par));
+    free(w1);
+    free(w2);
+    /* bad uses */
+    cuzk_cs *rec;
+    CHECK_OK(cuzk_cs_new(&rec, CUZK_CS_RECORD));
+    CHECK_ERR(cuzk_cs_extend(rec, parts[0].cs), CUZK_EINVAL, "witness and check modes only");
+    CHECK_ERR(cuzk_cs_extend(parts[1].cs, par), CUZK_EINVAL, "finished system");
+    CHECK_ERR(cuzk_cs_extend(par, parts[0].cs), CUZK_EINVAL, "extend after finish");
+    cuzk_cs_free(rec);
+    cuzk_cs_free(seq);
+    cuzk_cs_free(par);
+    for (int k = 0; k < 2; k++)
+        cuzk_cs_free(parts[k].cs);
+    free(leaves);
+}
+
 int main(void)
 {
+    extend_parallel();
     shapes();
     var_roots();
     bad_inputs();
     generic_insert();
     prove_verify();
+    cuzk_threads_shutdown();
     return check_done("test_circuits_merkle");
 }
