@@ -202,6 +202,11 @@ static void gadget_counts(void)
         gadget_case(p, want[i][1]);
     }
     cuzk_poseidon *c;
+    /* SnapDeals' POSEIDON_CONSTANTS_GEN_RANDOMNESS: arity 2, Custom(1) tag;
+     * the tag only changes a constant, not the count. */
+    CHECK_OK(cuzk_poseidon_new(&c, 2, CUZK_POSEIDON_CUSTOM, 1));
+    gadget_case(c, 311);
+    cuzk_poseidon_free(c);
     CHECK_OK(cuzk_poseidon_new(&c, 4, CUZK_POSEIDON_CONSTANT_LENGTH, 4));
     gadget_case(c, 377);
     cuzk_cs *cs;
