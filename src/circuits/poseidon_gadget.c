@@ -34,6 +34,7 @@ typedef struct {
     cuzk_cs *cs;
     const cuzk_poseidon *p;
     int lc; /* build linear combinations */
+    int overflow;
     size_t cap;
     elt a[WMAX], b[WMAX];
     elt *cur, *nxt;
@@ -75,7 +76,9 @@ static size_t merge(cuzk_term *out, const cuzk_term *x, size_t nx, const cuzk_te
     return n;
 }
 
-/* e += s * f (value always, LC when wanted). */
+/* e += s * f (value always, LC when wanted). An LC only ever holds ONE, the
+ * w variables of the last full round and one variable per partial round so
+ * far, so it fits in cap; the check guards that reasoning (tmp holds 2 cap). */
 static void elt_axpy(ctx *c, elt *e, const elt *f, const cuzk_fr *s)
 {
     cuzk_fr p;
@@ -83,8 +86,13 @@ static void elt_axpy(ctx *c, elt *e, const elt *f, const cuzk_fr *s)
     blst_fr_add(&e->val, &e->val, &p);
     e->allocated = 0;
     if (c->lc) {
-        e->n = merge(c->tmp, e->t, e->n, f->t, f->n, s);
-        memcpy(e->t, c->tmp, e->n * sizeof *e->t);
+        size_t n = merge(c->tmp, e->t, e->n, f->t, f->n, s);
+        if (n > c->cap) {
+            c->overflow = 1;
+            n = c->cap;
+        }
+        memcpy(e->t, c->tmp, n * sizeof *e->t);
+        e->n = n;
     }
 }
 
@@ -308,7 +316,7 @@ cuzk_err cuzk_poseidon_gadget(cuzk_cs *cs, const cuzk_poseidon *p, const cuzk_nu
     c.nxt = c.b;
     if (c.lc) {
         c.cap = 2 * (size_t)p->width + p->rp + 4;
-        c.mem = malloc((2 * p->width + 1) * c.cap * sizeof *c.mem);
+        c.mem = malloc((2 * p->width + 2) * c.cap * sizeof *c.mem);
         if (!c.mem)
             return cuzk_fail(CUZK_ENOMEM, "poseidon gadget: out of memory");
         for (unsigned i = 0; i < p->width; i++) {
@@ -324,6 +332,8 @@ cuzk_err cuzk_poseidon_gadget(cuzk_cs *cs, const cuzk_poseidon *p, const cuzk_nu
         }
     }
     cuzk_err e = hash(&c, in, out);
+    if (!e && c.overflow)
+        e = cuzk_fail(CUZK_EINTERNAL, "poseidon gadget: linear combination over %zu terms", c.cap);
     free(c.mem);
     return e;
 }

@@ -161,7 +161,7 @@ cuzk_err cuzk_u32_addmany(cuzk_cs *cs, cuzk_multieq *m, const cuzk_u32 *ops, siz
     /* Allocations come first in the reference (the equality is recorded
      * after the result bits), and the pending constraint is emitted inside
      * enforce_equal, i.e. after those booleanity rows. */
-    cuzk_bool res[35];
+    cuzk_bool res[36]; /* bitlen(10 * (2^32 - 1)) = 36 */
     for (unsigned i = 0; i < nbits; i++)
         CUZK_TRY(cuzk_bit_alloc(cs, (int)((sum >> i) & 1), &res[i]));
     if (m->bits_used + nbits >= CAPACITY)

@@ -254,7 +254,20 @@ static void addmany_chain(void)
         want = (r ^ want) + r + (v ^ 0x5a5a5a5a);
         CHECK(acc.value == want);
     }
+    /* 10 operands: 36 result bits (bellperson's maximum) */
+    cuzk_u32 ten[10];
+    uint32_t sum = 0;
+    for (int i = 0; i < 10; i++) {
+        uint32_t v = 0xffffffffu - (uint32_t)i;
+        CHECK_OK(cuzk_u32_alloc(cs, v, &ten[i]));
+        sum += v;
+    }
+    uint64_t aux0 = cuzk_cs_num_aux(cs);
+    CHECK_OK(cuzk_u32_addmany(cs, &m, ten, 10, &acc));
+    CHECK(acc.value == sum);
+    CHECK(cuzk_cs_num_aux(cs) - aux0 == 36);
     CHECK_OK(cuzk_multieq_flush(cs, &m));
+    CHECK_ERR(cuzk_u32_addmany(cs, &m, ten, 11, &acc), CUZK_EINVAL, "11 operands");
     cuzk_u32 bad[1] = {acc};
     CHECK_ERR(cuzk_u32_addmany(cs, &m, bad, 1, &acc), CUZK_EINVAL, "1 operands");
     cuzk_multieq_free(&m);
