@@ -8,6 +8,10 @@
 #ifndef CUZK_CMD_H
 #define CUZK_CMD_H
 
+#include <stddef.h>
+
+#include "cuzk/fr.h"
+
 typedef struct {
     const char *name;
     int (*main)(int argc, char **argv);
@@ -21,6 +25,10 @@ int cmd_snark_prove(int argc, char **argv);
 int cmd_snark_verify(int argc, char **argv);
 int cmd_snark_setup(int argc, char **argv);
 int cmd_convert_main(int argc, char **argv);
+
+/* cuzk.c: write public inputs as `cuzk verify --public` reads them (a
+ * comment line, then one 0x-hex field element per line). */
+cuzk_err cmd_public_write(const char *path, const cuzk_fr *x, size_t n);
 
 /* cmd_hash.c: native Poseidon / SHA-256; cmd_circuit.c: circuit sizes. */
 int cmd_hash_main(int argc, char **argv);

@@ -178,22 +178,6 @@ static const char *with_ext(char *buf, size_t len, const char *prefix, const cha
     return buf;
 }
 
-static cuzk_err write_public(const char *path, const cuzk_fr *x, uint32_t n)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cuzk_fail(CUZK_EIO, "cannot create %s", path);
-    fprintf(f, "# %u public input(s), one field element per line\n", n);
-    for (uint32_t i = 0; i < n; i++) {
-        char hex[67];
-        cuzk_fr_to_hex(hex, &x[i]);
-        fprintf(f, "%s\n", hex);
-    }
-    if (fclose(f) != 0)
-        return cuzk_fail(CUZK_EIO, "writing %s failed", path);
-    return CUZK_OK;
-}
-
 /* PREFIX.pce, PREFIX.wit and PREFIX.public (the format `cuzk verify`
  * reads: a comment line, then one 0x-hex field element per line). */
 static cuzk_err write_files(cuzk_cs *cs, const char *prefix)
@@ -216,7 +200,7 @@ static cuzk_err write_files(cuzk_cs *cs, const char *prefix)
     if (!e)
         e = cuzk_witness_write(with_ext(path, len, prefix, ".wit"), w, n_in, nw - n_in);
     if (!e)
-        e = write_public(with_ext(path, len, prefix, ".public"), w + 1, n_in - 1);
+        e = cmd_public_write(with_ext(path, len, prefix, ".public"), w + 1, n_in - 1);
     if (!e)
         printf("wrote %s.pce %s.wit %s.public\n", prefix, prefix, prefix);
     free(w);

@@ -152,7 +152,7 @@ static char *path_with(const char *prefix, const char *ext)
 
 /* Public inputs as text: one field element per line (decimal or 0x-hex);
  * blank lines and lines starting with '#' are ignored. */
-static cuzk_err public_write(const char *path, const cuzk_fr *x, size_t n)
+cuzk_err cmd_public_write(const char *path, const cuzk_fr *x, size_t n)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -254,7 +254,7 @@ static int cmd_synth(opts *o)
     if (!e)
         e = cuzk_witness_write(wp, w, pce->n_inputs, pce->n_aux);
     if (!e)
-        e = public_write(xp, w + 1, pce->n_inputs - 1);
+        e = cmd_public_write(xp, w + 1, pce->n_inputs - 1);
     if (!e)
         printf("synth constraints=%llu inputs=%u aux=%llu domain=2^%u time_s=%.3f\n"
                "wrote %s %s %s\n",
@@ -391,7 +391,7 @@ static int cmd_prove(opts *o)
         tw = cuzk_now() - tw;
         if (!e && cs) {
             char *xp = path_with(o->out, ".public");
-            e = xp ? public_write(xp, w + 1, pce->n_inputs - 1)
+            e = xp ? cmd_public_write(xp, w + 1, pce->n_inputs - 1)
                    : cuzk_fail(CUZK_ENOMEM, "out of memory");
             free(xp);
         }
