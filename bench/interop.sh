@@ -19,6 +19,7 @@ cuzk=$build/cuzk
 nm=$build/interop-npm/node_modules
 snarkjs=$nm/.bin/snarkjs
 circom=$nm/.bin/circom2
+cd "$top" # circom2 resolves include paths against the working folder
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 now() { date +%s.%N; }

@@ -13,9 +13,9 @@
 #
 #   run_interop.sh CUZK NODE_MODULES TMPDIR
 set -u
-cuzk=$1
-nm=$2
-tmp=$3
+cuzk=$(realpath "$1")
+nm=$(realpath -m "$2")
+tmp=$(realpath -m "$3")
 here=$(cd "$(dirname "$0")" && pwd)
 fx=$here/fixtures
 snarkjs=$nm/.bin/snarkjs
@@ -42,6 +42,9 @@ if [ ! -x "$snarkjs" ] || [ ! -x "$circom" ]; then
 fi
 rm -rf "$tmp"
 mkdir -p "$tmp"
+# circom2 (circom built for WASI) resolves include paths against the working
+# folder: run from the top of the source tree.
+cd "$here/../.."
 
 # Change the first public signal by one (a wrong public input).
 bump_public() {
