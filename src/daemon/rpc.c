@@ -771,7 +771,7 @@ cuzk_err cuzk_rpc_start(cuzk_daemon *d, cuzk_rpc **out)
         rpc_free(r);
         return rc;
     }
-    grpc_arg args[2];
+    grpc_arg args[3];
     args[0].type = GRPC_ARG_INTEGER;
     args[0].key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
     args[0].value.integer =
@@ -779,7 +779,12 @@ cuzk_err cuzk_rpc_start(cuzk_daemon *d, cuzk_rpc **out)
     args[1].type = GRPC_ARG_INTEGER;
     args[1].key = GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
     args[1].value.integer = -1;
-    grpc_channel_args ca = {2, args};
+    /* gRPC sets SO_REUSEPORT by default: a second daemon would then share
+     * the TCP port silently instead of failing. */
+    args[2].type = GRPC_ARG_INTEGER;
+    args[2].key = GRPC_ARG_ALLOW_REUSEPORT;
+    args[2].value.integer = 0;
+    grpc_channel_args ca = {3, args};
     r->server = grpc_server_create(&ca, NULL);
     r->cq = grpc_completion_queue_create_for_next(NULL);
     grpc_server_register_completion_queue(r->server, r->cq, NULL);

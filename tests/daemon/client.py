@@ -221,6 +221,28 @@ check(c.was_running, "cancel running: was_running true")
 r = await_job(running)
 check(r.status == Status.CANCELLED and not r.proof, "running -> CANCELLED: %s" % r.error_message)
 
+# Priorities: behind a running job, CRITICAL overtakes LOW and NORMAL
+# submitted before it; FIFO within a level.
+blocker = submit(**long_kw)
+while eng.GetStatus(pb.GetStatusRequest()).jobs[0].stage in ("queued", "srs_load"):
+    time.sleep(0.05)
+small = dict(proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_public_inputs=3,
+             synthetic_seed=7)
+low = submit(priority=pb.LOW, **small)
+normal1 = submit(priority=pb.NORMAL, **small)
+normal2 = submit(**small)  # PRIORITY_UNSPECIFIED counts as NORMAL
+crit = submit(priority=pb.CRITICAL, **small)
+st = eng.GetStatus(pb.GetStatusRequest())
+check([j.job_id for j in st.jobs if j.stage == "queued"] != [], "jobs queued behind the blocker")
+res = {k: await_job(v) for k, v in
+       dict(blocker=blocker, low=low, normal1=normal1, normal2=normal2, crit=crit).items()}
+check(all(r.status == Status.COMPLETED for r in res.values()), "priority jobs COMPLETED")
+# A job's queue wait ends when it starts: the order of starts is the order
+# of queue_wait_ms + submission offsets, which are tiny next to a prove.
+order = sorted(["low", "normal1", "normal2", "crit"], key=lambda k: res[k].queue_wait_ms)
+check(order == ["crit", "normal1", "normal2", "low"], "start order by priority: %s (%s)" % (
+    order, {k: res[k].queue_wait_ms for k in order}))
+
 # Concurrent clients: 6 synthetic jobs from 3 threads, all complete.
 results = []
 
@@ -265,7 +287,7 @@ m1 = counters(m)
 delta = {k: v - m0.get(k, 0) for k, v in m1.items() if v != m0.get(k, 0)}
 check(delta == {("generic_r1cs", "completed"): 1, ("generic_r1cs", "failed"): 4,
                 ("porep_seal_commit", "failed"): 1, ("winning_post", "failed"): 1,
-                ("synthetic", "completed"): 8, ("synthetic", "cancelled"): 2},
+                ("synthetic", "completed"): 13, ("synthetic", "cancelled"): 2},
       "metrics job counters by kind and outcome grew by %s" % delta)
 check('cuzk_stage_seconds_bucket{stage="prove",le="+Inf"}' in m and "cuzk_rss_bytes" in m,
       "metrics histograms and rss")

@@ -243,6 +243,21 @@ wait_exit "$D3" 30
 if [ "$rc" -eq 0 ]; then ok; else bad "SIGTERM exit status $rc"; fi
 contains "$T/d3.log" "draining: SIGTERM received" "drain logged"
 
+# TCP instead of a unix socket; a second daemon on the same port fails fast.
+TPORT=$(free_port)
+"$DAEMON" --listen "127.0.0.1:$TPORT" --param-cache "$T/params" --log-file "$T/tcp.log" \
+    2>/dev/null &
+D4=$!
+pids+=("$D4")
+expect 0 "ready after" -- "$BENCH" wait-ready --addr "127.0.0.1:$TPORT" --timeout 30
+expect 0 "status=COMPLETED" -- "$BENCH" single --addr "127.0.0.1:$TPORT" --kind r1cs \
+    --circuit c1 --witness "$T/c1.wit"
+expect 2 "cannot listen on 127.0.0.1:$TPORT" -- timeout 20 "$DAEMON" \
+    --listen "127.0.0.1:$TPORT" --param-cache "$T/params"
+kill -TERM "$D4"
+wait_exit "$D4" 30
+if [ "$rc" -eq 0 ]; then ok; else bad "TCP daemon exit status $rc"; fi
+
 # Failed starts: one line on stderr, the cause in the log, exit 2.
 fail_start() { # NEEDLE LOGNAME args...
     local needle=$1 logf="$T/$2"
