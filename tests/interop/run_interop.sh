@@ -141,5 +141,19 @@ printf '{"pi_a": [1, 2' >"$d/broken.json"
 check_fails "malformed proof JSON" 2 "invalid JSON" \
     "$cuzk" verify --vkey "$fx/many_public.vkey.json" --public "$tmp/many_public/cuzk/public.json" --proof "$d/broken.json"
 
+# Usage errors.
+check_fails "prove --zkey without --wtns" 2 "needs --zkey and --wtns" "$cuzk" prove --zkey "$fx/many_public.zkey"
+check_fails "verify --vkey without --proof" 2 "needs --vkey, --public and --proof" \
+    "$cuzk" verify --vkey "$fx/many_public.vkey.json" --public "$tmp/many_public/cuzk/public.json"
+check_fails "convert without a known combination" 2 "convert needs one of" "$cuzk" convert --zkey "$fx/many_public.zkey"
+check_fails "setup --r1cs without --zkey" 2 "needs --r1cs and --zkey" "$cuzk" setup --r1cs "$fx/many_public.r1cs"
+check_fails "an option without its value" 2 "--wtns needs a value" "$cuzk" prove --zkey "$fx/many_public.zkey" --wtns
+check_fails "an unknown option" 2 "unknown or incomplete option --frobnicate" \
+    "$cuzk" prove --zkey "$fx/many_public.zkey" --frobnicate
+check_fails "a missing vkey file" 2 "$tmp/nope.json" \
+    "$cuzk" verify --vkey "$tmp/nope.json" --public "$tmp/many_public/cuzk/public.json" --proof "$tmp/many_public/cuzk/proof.json"
+check_fails "a verification key for another circuit" 2 "public inputs given" \
+    "$cuzk" verify --vkey "$fx/range_check.vkey.json" --public "$tmp/many_public/cuzk/public.json" --proof "$tmp/many_public/cuzk/proof.json"
+
 echo "interop: $pass passed, $failed failed"
 [ "$failed" = 0 ]
