@@ -8,6 +8,13 @@
  *   cuzk-bench cancel  JOB-ID
  *   cuzk-bench status | metrics
  *   cuzk-bench preload ID | evict ID
+ *   cuzk-bench stress  JOB-SPEC --duration S [-j J] [--rate R] [--mixed]
+ *                 jobs of all four priorities (and with --mixed, every fifth
+ *                 one of a Filecoin kind, which must fail cleanly) for S
+ *                 seconds, at most R per second; latency per priority
+ *   cuzk-bench memmon  --pid PID [--interval-ms I] [--duration S] [--out CSV]
+ *                 samples the daemon's RSS (/proc) and its pinned, device and
+ *                 SRS bytes (GetStatus) into a CSV timeline; prints the peaks
  *
  *   JOB-SPEC: --kind synthetic|r1cs|porep|snap|window-post|winning-post
  *             synthetic: --constraints N [--public-inputs K] [--seed S] [--partitions P]
@@ -50,7 +57,8 @@ typedef struct {
     int kind, priority;
     uint64_t constraints, seed, timeout_ms;
     uint32_t public_inputs, partitions;
-    double timeout_s, rpc_timeout_s;
+    double timeout_s, rpc_timeout_s, duration_s, rate;
+    int mixed, pid, interval_ms;
 } copts;
 
 typedef struct {
@@ -243,10 +251,12 @@ static int parse_copts(int argc, char **argv, copts *o)
     o->n = 1;
     o->j = 1;
     o->timeout_s = 60;
+    o->duration_s = 10;
+    o->interval_ms = 200;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--json")) {
-            o->json = 1;
+        if (!strcmp(a, "--json") || !strcmp(a, "--mixed")) {
+            *(a[2] == 'j' ? &o->json : &o->mixed) = 1;
             continue;
         }
         if (a[0] != '-') {
@@ -298,6 +308,14 @@ static int parse_copts(int argc, char **argv, copts *o)
             o->public_inputs = (uint32_t)strtoul(v, NULL, 0);
         else if (!strcmp(a, "--partitions"))
             o->partitions = (uint32_t)strtoul(v, NULL, 0);
+        else if (!strcmp(a, "--duration"))
+            o->duration_s = atof(v);
+        else if (!strcmp(a, "--rate"))
+            o->rate = atof(v);
+        else if (!strcmp(a, "--pid"))
+            o->pid = atoi(v);
+        else if (!strcmp(a, "--interval-ms"))
+            o->interval_ms = atoi(v);
         else if (!strcmp(a, "-n"))
             o->n = atoi(v);
         else if (!strcmp(a, "-j"))
@@ -307,8 +325,9 @@ static int parse_copts(int argc, char **argv, copts *o)
             return -1;
         }
     }
-    if (o->n < 1 || o->j < 1) {
-        fprintf(stderr, "cuzk-bench: -n and -j must be >= 1\n");
+    if (o->n < 1 || o->j < 1 || o->interval_ms < 1 || o->duration_s <= 0 || o->rate < 0) {
+        fprintf(stderr, "cuzk-bench: -n, -j and --interval-ms must be >= 1, --duration > 0, "
+                        "--rate >= 0\n");
         return -1;
     }
     return 0;
@@ -575,6 +594,29 @@ static int cmp_d(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Run fn(arg) on j threads and wait for all; 0, or -1 when none started. */
+static int run_threads(int j, void *(*fn)(void *), void *arg)
+{
+    pthread_t *th = calloc((size_t)j, sizeof *th);
+    int started = 0;
+    for (int i = 0; th && i < j; i++)
+        if (pthread_create(&th[started], NULL, fn, arg) == 0)
+            started++;
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    return started ? 0 : -1;
+}
+
+/* Nearest-rank percentile of a sorted array (0 when empty). */
+static double percentile(const double *sorted, int n, double q)
+{
+    if (n <= 0)
+        return 0;
+    int i = (int)ceil(q * n) - 1;
+    return sorted[i < 0 ? 0 : i >= n ? n - 1 : i];
+}
+
 static int cmd_batch(client *c, const copts *o)
 {
     job_spec js;
@@ -587,23 +629,18 @@ static int cmd_batch(client *c, const copts *o)
     b.c = c, b.o = o, b.js = &js;
     pthread_mutex_init(&b.lock, NULL);
     b.totals = calloc((size_t)o->n, sizeof *b.totals);
-    pthread_t *th = calloc((size_t)o->j, sizeof *th);
-    if (!b.totals || !th) {
+    double t0 = cuzk_now();
+    if (!b.totals || run_threads(o->j, batch_worker, &b)) {
+        fprintf(stderr, "cuzk-bench: out of memory or threads\n");
         free(b.totals);
-        free(th);
         spec_free(&js);
         return 2;
     }
-    double t0 = cuzk_now();
-    for (int i = 0; i < o->j; i++)
-        pthread_create(&th[i], NULL, batch_worker, &b);
-    for (int i = 0; i < o->j; i++)
-        pthread_join(th[i], NULL);
     double wall = cuzk_now() - t0;
     if (!o->json)
         fprintf(stderr, "\n");
     qsort(b.totals, (size_t)o->n, sizeof *b.totals, cmp_d);
-    double p50 = b.totals[o->n / 2], p95 = b.totals[(int)floor(0.95 * (o->n - 1))];
+    double p50 = percentile(b.totals, o->n, 0.5), p95 = percentile(b.totals, o->n, 0.95);
     int k = b.completed ? b.completed : 1;
     if (o->json)
         printf("{\"jobs\":%d,\"concurrency\":%d,\"completed\":%d,\"failed\":%d,\"rpc_errors\":%d,"
@@ -621,7 +658,6 @@ static int cmd_batch(client *c, const copts *o)
                (double)b.sum_queue / k, (double)b.sum_srs / k, (double)b.sum_synth / k,
                (double)b.sum_prove / k);
     free(b.totals);
-    free(th);
     pthread_mutex_destroy(&b.lock);
     spec_free(&js);
     return b.completed == o->n ? 0 : 1;
@@ -724,11 +760,203 @@ static int cmd_metrics(client *c, const copts *o)
     return 0;
 }
 
+/* ---- stress ---- */
+
+#define STRESS_MAX_JOBS 100000
+
+typedef struct {
+    client *c;
+    const copts *o;
+    job_spec *js;
+    pthread_mutex_t lock;
+    double t0;
+    int next;
+    int completed, failed_expected, failed, cancelled, rpc_errors;
+    double *lat[5]; /* seconds, by priority 1..4 */
+    int n_lat[5];
+} stress_state;
+
+static void *stress_worker(void *arg)
+{
+    stress_state *st = arg;
+    const copts *o = st->o;
+    for (;;) {
+        pthread_mutex_lock(&st->lock);
+        int i = st->next < STRESS_MAX_JOBS ? st->next++ : -1;
+        pthread_mutex_unlock(&st->lock);
+        if (i < 0)
+            return NULL;
+        if (o->rate > 0) { /* job i is due at t0 + i / rate */
+            double wait = st->t0 + i / o->rate - cuzk_now();
+            if (wait > 0)
+                usleep((useconds_t)(wait * 1e6));
+        }
+        if (cuzk_now() - st->t0 >= o->duration_s)
+            return NULL;
+        int prio = 1 + i % 4, filecoin = o->mixed && i % 5 == 4;
+        Cuzk__V1__SubmitProofRequest req = st->js->req; /* shallow: shared inputs */
+        req.priority = (Cuzk__V1__Priority)prio;
+        if (filecoin) {
+            req.proof_kind = CUZK__V1__PROOF_KIND__WINNING_POST;
+            req.n_witnesses = 0;
+        }
+        job_spec one = *st->js;
+        one.req = req;
+        double t = cuzk_now();
+        char job_id[128];
+        Cuzk__V1__AwaitProofResponse *r = NULL;
+        int rc = submit_spec(st->c, o, &one, job_id, sizeof job_id);
+        if (!rc)
+            rc = await_job(st->c, o, job_id, &r);
+        t = cuzk_now() - t;
+        pthread_mutex_lock(&st->lock);
+        if (rc) {
+            st->rpc_errors++;
+        } else if (r->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED && !filecoin) {
+            st->completed++;
+            st->lat[prio][st->n_lat[prio]++] = t;
+        } else if (r->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED && filecoin &&
+                   strstr(r->error_message, "not available yet")) {
+            st->failed_expected++;
+        } else if (r->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED) {
+            st->cancelled++;
+        } else {
+            st->failed++;
+            fprintf(stderr, "cuzk-bench: %s %s: %s\n", r->job_id, job_status_name(r->status),
+                    r->error_message);
+        }
+        pthread_mutex_unlock(&st->lock);
+        if (r)
+            protobuf_c_message_free_unpacked(&r->base, NULL);
+    }
+}
+
+static int cmd_stress(client *c, const copts *o)
+{
+    job_spec js;
+    if (spec_build(o, &js)) {
+        spec_free(&js);
+        return 2;
+    }
+    stress_state st;
+    memset(&st, 0, sizeof st);
+    st.c = c, st.o = o, st.js = &js;
+    pthread_mutex_init(&st.lock, NULL);
+    int ok = 1;
+    for (int p = 1; p <= 4; p++)
+        ok &= (st.lat[p] = calloc(STRESS_MAX_JOBS, sizeof(double))) != NULL;
+    st.t0 = cuzk_now();
+    if (!ok || run_threads(o->j, stress_worker, &st)) {
+        fprintf(stderr, "cuzk-bench: out of memory or threads\n");
+        for (int p = 1; p <= 4; p++)
+            free(st.lat[p]);
+        spec_free(&js);
+        return 2;
+    }
+    double wall = cuzk_now() - st.t0;
+    static const char *const names[] = {"", "low", "normal", "high", "critical"};
+    printf(o->json ? "{\"wall_s\":%.3f,\"completed\":%d,\"failed_expected\":%d,\"failed\":%d,"
+                     "\"cancelled\":%d,\"rpc_errors\":%d,\"proofs_per_s\":%.3f"
+                   : "stress wall_s=%.3f completed=%d failed_expected=%d failed=%d cancelled=%d "
+                     "rpc_errors=%d proofs_per_s=%.3f",
+           wall, st.completed, st.failed_expected, st.failed, st.cancelled, st.rpc_errors,
+           st.completed / wall);
+    for (int p = 1; p <= 4; p++) {
+        int n = st.n_lat[p];
+        qsort(st.lat[p], (size_t)n, sizeof(double), cmp_d);
+        double p50 = percentile(st.lat[p], n, 0.5), p95 = percentile(st.lat[p], n, 0.95);
+        if (o->json)
+            printf(",\"%s\":{\"n\":%d,\"p50_s\":%.3f,\"p95_s\":%.3f}", names[p], n, p50, p95);
+        else
+            printf("\n  priority=%s n=%d latency_p50_s=%.3f latency_p95_s=%.3f", names[p], n, p50,
+                   p95);
+        free(st.lat[p]);
+    }
+    printf("%s\n", o->json ? "}" : "");
+    pthread_mutex_destroy(&st.lock);
+    spec_free(&js);
+    return st.failed || st.rpc_errors || st.cancelled ? 1 : 0;
+}
+
+/* ---- memmon ---- */
+
+static uint64_t proc_rss(int pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    FILE *f = fopen(path, "r");
+    unsigned long long kb = 0;
+    int found = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %llu kB", &kb) == 1) {
+            found = 1;
+            break;
+        }
+    if (f)
+        fclose(f);
+    return found ? (uint64_t)kb * 1024 : UINT64_MAX;
+}
+
+static int cmd_memmon(client *c, const copts *o)
+{
+    if (o->pid <= 0) {
+        fprintf(stderr, "cuzk-bench: memmon needs --pid PID (the daemon's)\n");
+        return 2;
+    }
+    FILE *csv = o->out ? fopen(o->out, "w") : stdout;
+    if (!csv) {
+        fprintf(stderr, "cuzk-bench: cannot create %s\n", o->out);
+        return 2;
+    }
+    fprintf(csv, "t_s,rss_bytes,pinned_bytes,device_bytes,srs_bytes\n");
+    uint64_t peak[4] = {0, 0, 0, 0};
+    int samples = 0;
+    double t0 = cuzk_now();
+    Cuzk__V1__GetStatusRequest req = CUZK__V1__GET_STATUS_REQUEST__INIT;
+    while (cuzk_now() - t0 < o->duration_s) {
+        double t = cuzk_now();
+        uint64_t v[4] = {proc_rss(o->pid), 0, 0, 0};
+        if (v[0] == UINT64_MAX)
+            break; /* the daemon is gone */
+        ProtobufCMessage *resp;
+        rpc_status rs;
+        if (call_unary(c, "/cuzk.v1.ProvingEngine/GetStatus", &req.base,
+                       &cuzk__v1__get_status_response__descriptor, &resp, 1.0, 0, &rs) == 0) {
+            Cuzk__V1__GetStatusResponse *r = (Cuzk__V1__GetStatusResponse *)resp;
+            v[1] = r->pinned_memory_bytes;
+            for (size_t g = 0; g < r->n_gpus; g++)
+                v[2] += r->gpus[g]->vram_total_bytes - r->gpus[g]->vram_free_bytes;
+            v[3] = r->memory_used_bytes;
+            protobuf_c_message_free_unpacked(resp, NULL);
+        }
+        fprintf(csv, "%.3f,%llu,%llu,%llu,%llu\n", t - t0, (unsigned long long)v[0],
+                (unsigned long long)v[1], (unsigned long long)v[2], (unsigned long long)v[3]);
+        fflush(csv);
+        for (int k = 0; k < 4; k++)
+            peak[k] = v[k] > peak[k] ? v[k] : peak[k];
+        samples++;
+        double left = o->interval_ms / 1000.0 - (cuzk_now() - t);
+        if (left > 0)
+            usleep((useconds_t)(left * 1e6));
+    }
+    if (o->out)
+        fclose(csv);
+    fprintf(o->out ? stdout : stderr,
+            o->json ? "{\"samples\":%d,\"peak_rss_bytes\":%llu,\"peak_pinned_bytes\":%llu,"
+                      "\"peak_device_bytes\":%llu,\"peak_srs_bytes\":%llu}\n"
+                    : "memmon samples=%d peak_rss_bytes=%llu peak_pinned_bytes=%llu "
+                      "peak_device_bytes=%llu peak_srs_bytes=%llu\n",
+            samples, (unsigned long long)peak[0], (unsigned long long)peak[1],
+            (unsigned long long)peak[2], (unsigned long long)peak[3]);
+    return samples ? 0 : 1;
+}
+
 /* Returns -1 when argv[1] is not a client command (cuzk_bench.c goes on). */
 int cuzk_bench_client(int argc, char **argv)
 {
-    static const char *const cmds[] = {"wait-ready", "single", "batch",   "submit",  "await",
-                                       "cancel",     "status", "metrics", "preload", "evict"};
+    static const char *const cmds[] = {"wait-ready", "single", "batch",  "submit",
+                                       "await",      "cancel", "status", "metrics",
+                                       "preload",    "evict",  "stress", "memmon"};
     int which = -1;
     for (int i = 0; i < (int)(sizeof cmds / sizeof cmds[0]); i++)
         if (argc >= 2 && !strcmp(argv[1], cmds[i]))
@@ -754,7 +982,9 @@ int cuzk_bench_client(int argc, char **argv)
     case 6: rc = cmd_status(&c, &o); break;
     case 7: rc = cmd_metrics(&c, &o); break;
     case 8: rc = cmd_srs(&c, &o, 0); break;
-    default: rc = cmd_srs(&c, &o, 1); break;
+    case 9: rc = cmd_srs(&c, &o, 1); break;
+    case 10: rc = cmd_stress(&c, &o); break;
+    default: rc = cmd_memmon(&c, &o); break;
     }
     client_close(&c);
     return rc;

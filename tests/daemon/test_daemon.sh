@@ -146,6 +146,19 @@ expect 0 '"status":"COMPLETED"' -- "$BENCH" single --addr "$ADDR" --kind synthet
     --constraints 1024 --public-inputs 2 --seed 4 --json
 expect 0 "completed=4 failed=0" -- "$BENCH" batch --addr "$ADDR" --kind synthetic \
     --constraints 1024 --public-inputs 2 --seed 4 -n 4 -j 2
+out=$("$BENCH" stress --addr "$ADDR" --kind synthetic --constraints 1024 --public-inputs 2 \
+    --seed 4 --duration 3 -j 3 --mixed 2>&1)
+rc=$?
+if [ "$rc" -eq 0 ] && grep -qE "failed_expected=[1-9][0-9]* failed=0 cancelled=0 rpc_errors=0" \
+    <<<"$out" && grep -qE "priority=critical n=[1-9]" <<<"$out"; then ok; else
+    bad "stress: rc=$rc $out"
+fi
+out=$("$BENCH" memmon --addr "$ADDR" --pid "$D1" --interval-ms 100 --duration 1 \
+    --out "$T/mem.csv" 2>&1)
+if grep -qE "peak_rss_bytes=[1-9][0-9]* .*peak_srs_bytes=[1-9]" <<<"$out" &&
+    [ "$(head -1 "$T/mem.csv")" = "t_s,rss_bytes,pinned_bytes,device_bytes,srs_bytes" ] &&
+    [ "$(wc -l <"$T/mem.csv")" -ge 5 ]; then ok; else bad "memmon: $out"; fi
+expect 2 "memmon needs --pid" -- "$BENCH" memmon --addr "$ADDR"
 expect 2 "INVALID_ARGUMENT: unknown proof kind 77" -- "$BENCH" single --addr "$ADDR" --kind 77
 JOB=$("$BENCH" submit --addr "$ADDR" --kind synthetic --constraints 1024 --public-inputs 2 --seed 4)
 expect 0 "status=COMPLETED" -- "$BENCH" await --addr "$ADDR" "$JOB"
