@@ -8,7 +8,8 @@
  * call requested; when it arrives the next one is requested at once. Quick
  * methods are answered on the queue thread in a single batch (initial
  * metadata, message, status, close). Methods that wait (AwaitProof, Prove,
- * PreloadSRS) get a thread of their own: the queue thread first starts a
+ * PreloadSRS, and EvictSRS, which waits for a load of its circuit to end)
+ * get a thread of their own: the queue thread first starts a
  * RECV_CLOSE_ON_SERVER op, whose completion tells that the client went away
  * (the handler then stops waiting), and the handler thread sends the answer
  * when it has one. A call context is freed when its last batch completes
@@ -67,7 +68,7 @@ static const struct {
     {"/cuzk.v1.ProvingEngine/SubmitProof", 0}, {"/cuzk.v1.ProvingEngine/AwaitProof", 1},
     {"/cuzk.v1.ProvingEngine/Prove", 1},       {"/cuzk.v1.ProvingEngine/CancelProof", 0},
     {"/cuzk.v1.ProvingEngine/GetStatus", 0},   {"/cuzk.v1.ProvingEngine/GetMetrics", 0},
-    {"/cuzk.v1.ProvingEngine/PreloadSRS", 1},  {"/cuzk.v1.ProvingEngine/EvictSRS", 0},
+    {"/cuzk.v1.ProvingEngine/PreloadSRS", 1},  {"/cuzk.v1.ProvingEngine/EvictSRS", 1},
     {"/grpc.health.v1.Health/Check", 0},
 };
 
