@@ -249,8 +249,10 @@ int main(int argc, char **argv)
             cuzk_fail_ctx(e, "command line: ");
     if (e)
         FAIL("config");
-    if (!e)
-        e = check_dir(cfg.param_cache, "srs.param_cache");
+    /* Level and format as soon as they are known: later failures use them. */
+    cuzk_log_set_level((cuzk_log_level)cfg.log_level);
+    cuzk_log_set_json(cfg.log_json);
+    e = check_dir(cfg.param_cache, "srs.param_cache");
     for (size_t i = 0; i < cfg.n_preload && !e; i++)
         e = cuzk_srs_check_id(cfg.preload[i]);
     for (size_t i = 0; i < cfg.n_circuits && !e; i++) {
@@ -272,8 +274,6 @@ int main(int argc, char **argv)
             FAIL("log");
         log_is_file = 1;
     }
-    cuzk_log_set_level((cuzk_log_level)cfg.log_level);
-    cuzk_log_set_json(cfg.log_json);
     CUZK_INFO("cuzk-daemon starting pid=%ld config=%s listen=%s param_cache=%s backend=%s",
               (long)getpid(), o.config_path ? o.config_path : "-", cfg.listen, cfg.param_cache,
               cfg.backend);

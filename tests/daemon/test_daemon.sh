@@ -290,6 +290,17 @@ fail_start "preload" f5.log --config "$T/cuzk.toml" --set daemon.status_listen= 
 printf '[daemon]\nlisten = "unix:///tmp/x.sock"\nlisten_typo = 1\n' >"$T/typo.toml"
 expect 2 "unknown key: daemon.listen_typo (line 3)" -- "$DAEMON" --check-config \
     --config "$T/typo.toml"
+# A backend this build or machine lacks is a start-up failure, not a fallback.
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+    fail_start "backend" f6.log --listen "unix://$S/y.sock" --param-cache "$T/params" \
+        --backend cuda
+fi
+# logging.format = json: every line of the log is a JSON object.
+expect 2 "parameter folder" -- "$DAEMON" --log-file "$T/json.log" --log-format json \
+    --listen "unix://$S/z.sock" --param-cache "$T/none"
+if $PY -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]; d=json.loads(open(sys.argv[1]).readlines()[-1]); assert d["level"]=="ERROR" and "parameter folder" in d["msg"]' "$T/json.log"; then ok; else
+    bad "json log: $(cat "$T/json.log")"
+fi
 expect 2 'memory.budget: "lots"' -- "$DAEMON" --check-config --budget lots
 expect 2 "unknown option --bogus" -- "$DAEMON" --bogus
 
