@@ -282,13 +282,23 @@ static cuzk_err load_entry(cuzk_srs_manager *m, srs_entry *e)
     if (file_size(cp, &sz) != 0)
         return cuzk_fail(CUZK_EIO, "circuit %s: constraint system not found: %s: %s", e->id, cp,
                          strerror(errno ? errno : ENOENT));
+    double t = cuzk_now();
     if (!e->map.data) {
         CUZK_TRY(cuzk_mapfile_open(&e->map, pp));
         read_pages(e->id, &e->map);
     }
+    double t_read = cuzk_now() - t;
+    CUZK_INFO("srs parsing circuit=%s read_s=%.3f read_mb_s=%.1f", e->id, t_read,
+              t_read > 0 ? (double)e->map.size / t_read / 1e6 : 0.0);
+    t = cuzk_now();
     cuzk_err rc = cuzk_params_parse(e->map.data, e->map.size, pp, &e->params, 0);
+    double t_parse = cuzk_now() - t;
+    t = cuzk_now();
     if (!rc)
         rc = cuzk_pce_load(&e->pce, cp);
+    if (!rc)
+        CUZK_INFO("srs parsed circuit=%s parse_s=%.3f pce_load_s=%.3f", e->id, t_parse,
+                  cuzk_now() - t);
     if (!rc && e->params.vk.n_ic != e->pce->n_inputs)
         rc = cuzk_fail(CUZK_EFORMAT, "circuit %s: %s has %zu ic points but %s has %u inputs", e->id,
                        pp, e->params.vk.n_ic, cp, e->pce->n_inputs);
