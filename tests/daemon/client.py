@@ -145,6 +145,20 @@ expect_error(eng.SubmitProof, pb.SubmitProofRequest(proof_kind=99),
              grpc.StatusCode.INVALID_ARGUMENT, "unknown proof kind 99", "unknown kind")
 expect_error(eng.SubmitProof, pb.SubmitProofRequest(),
              grpc.StatusCode.INVALID_ARGUMENT, "unknown proof kind 0", "unspecified kind")
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(proof_kind=pb.SYNTHETIC, priority=9,
+                                                    synthetic_constraints=64),
+             grpc.StatusCode.INVALID_ARGUMENT, "unknown priority 9", "unknown priority")
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(proof_kind=pb.SYNTHETIC, request_id="r" * 129,
+                                                    synthetic_constraints=64),
+             grpc.StatusCode.INVALID_ARGUMENT, "request_id longer than 128", "long request_id")
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(proof_kind=pb.SYNTHETIC, witnesses=[b"w"],
+                                                    synthetic_constraints=64),
+             grpc.StatusCode.INVALID_ARGUMENT, "witnesses are only for GENERIC_R1CS",
+             "witness on a synthetic job")
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(proof_kind=pb.SYNTHETIC,
+                                                    synthetic_constraints=64,
+                                                    synthetic_partitions=65),
+             grpc.StatusCode.INVALID_ARGUMENT, "at most 64 partitions", "too many partitions")
 expect_error(eng.SubmitProof, pb.SubmitProofRequest(proof_kind=pb.GENERIC_R1CS,
                                                     circuit_id="../etc"),
              grpc.StatusCode.INVALID_ARGUMENT, "must not start with '.'", "path in circuit id")
