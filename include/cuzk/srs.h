@@ -9,8 +9,8 @@
  *
  * Tiers (values as in the gRPC SRSStatus.Tier enum):
  *   COLD  known, nothing in memory;
- *   WARM  the .params file is mapped and its pages were read once (they live
- *         in the page cache: a reload parses without disk I/O);
+ *   WARM  demoted from HOT: the .params file is mapped again and its pages
+ *         are likely still in the page cache (a reload skips the disk);
  *   HOT   parsed into host memory (cuzk_params + PCE), ready to prove with.
  * A byte budget bounds the HOT tier (parsed params + PCE image). Making room
  * demotes the least recently used HOT circuits that no job references to

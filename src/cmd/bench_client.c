@@ -75,8 +75,16 @@ static int client_open(client *c, const char *addr, double rpc_timeout_s)
 {
     grpc_init();
     grpc_channel_credentials *cr = grpc_insecure_credentials_create();
-    grpc_arg arg = {GRPC_ARG_INTEGER, GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, {.integer = -1}};
-    grpc_channel_args args = {1, &arg};
+    /* Short reconnect backoff: wait-ready polls a daemon that is starting,
+     * and gRPC's default (1 s after a refused connection) would hide when
+     * it became ready. */
+    grpc_arg arg[4] = {
+        {GRPC_ARG_INTEGER, GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, {.integer = -1}},
+        {GRPC_ARG_INTEGER, GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, {.integer = 20}},
+        {GRPC_ARG_INTEGER, GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, {.integer = 20}},
+        {GRPC_ARG_INTEGER, GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, {.integer = 200}},
+    };
+    grpc_channel_args args = {4, arg};
     c->ch = grpc_channel_create(addr, cr, &args);
     grpc_channel_credentials_release(cr);
     c->rpc_timeout_s = rpc_timeout_s;
@@ -445,7 +453,7 @@ static int cmd_wait_ready(client *c, const copts *o)
             protobuf_c_message_free_unpacked(resp, NULL);
         double el = cuzk_now() - t0;
         if (serving) {
-            printf("ready after %.2f s\n", el);
+            printf("ready after %.3f s\n", el);
             return 0;
         }
         if (el >= o->timeout_s) {

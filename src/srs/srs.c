@@ -10,9 +10,11 @@
  * A load maps the .params file and reads every page once, in chunks, logging
  * progress (bytes, rate, ETA) at most every two seconds: for a 44 GiB SRS on
  * a cold page cache this is the long part and the part an operator wants to
- * watch. Parsing then runs from the mapping on the thread pool. Demotion from
- * HOT to WARM frees the parsed copy but keeps the mapping, so the pages stay
- * cached by the kernel (and reclaimable by it under pressure). */
+ * watch. Parsing then runs from the mapping on the thread pool, and the
+ * mapping is closed (a HOT circuit is resident once, as its parsed copy).
+ * Demotion from HOT to WARM frees the parsed copy and maps the file again,
+ * whose pages the kernel likely still caches (and may reclaim under
+ * pressure), so a reload skips the disk. */
 #include "cuzk/srs.h"
 #include "cuzk/log.h"
 #include "cuzk/util.h"
@@ -242,7 +244,11 @@ static int make_room(cuzk_srs_manager *m, uint64_t need)
         drop_hot(lru);
         m->t.used_bytes -= lru->size_bytes;
         m->t.evictions++;
-        lru->tier = CUZK_SRS_WARM;
+        /* WARM: mapped again (cheap: the pages read by the load are likely
+         * still cached), so a reload parses without waiting for the disk. */
+        char pp[PATH_MAX_LEN];
+        entry_path(m, lru, lru->params_path, ".params", pp);
+        lru->tier = cuzk_mapfile_open(&lru->map, pp) == CUZK_OK ? CUZK_SRS_WARM : CUZK_SRS_COLD;
     }
     return 0;
 }
@@ -316,10 +322,11 @@ static cuzk_err load_entry(cuzk_srs_manager *m, srs_entry *e)
                                e->id, vp, pp);
         }
     }
-    if (rc) {
+    /* The parsed copy is what proves; the mapping's pages would only count
+     * a second time in the RSS. The kernel keeps them cached as it sees fit. */
+    cuzk_mapfile_close(&e->map);
+    if (rc)
         drop_hot(e);
-        cuzk_mapfile_close(&e->map);
-    }
     return rc;
 }
 
