@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define PATH_MAX_LEN 4096
 #define READ_CHUNK ((size_t)64 << 20)
@@ -253,6 +254,65 @@ static int make_room(cuzk_srs_manager *m, uint64_t need)
     return 0;
 }
 
+/* A heartbeat in the log while the parser runs (it has no progress of its
+ * own, and a 44 GiB SRS takes minutes): elapsed time and the ETA from the
+ * parse rate observed on the previous load, if any. */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t done_cv;
+    int done;
+    const char *id;
+    double t0, eta_total;
+} parse_ticker;
+
+static void *ticker_main(void *arg)
+{
+    parse_ticker *tk = arg;
+    pthread_mutex_lock(&tk->lock);
+    while (!tk->done) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += (time_t)PROGRESS_EVERY_S;
+        if (pthread_cond_timedwait(&tk->done_cv, &tk->lock, &ts) == 0 || tk->done)
+            break;
+        double el = cuzk_now() - tk->t0;
+        if (tk->eta_total > 0)
+            CUZK_INFO("srs parsing circuit=%s elapsed_s=%.0f eta_s=%.0f", tk->id, el,
+                      tk->eta_total > el ? tk->eta_total - el : 0.0);
+        else
+            CUZK_INFO("srs parsing circuit=%s elapsed_s=%.0f", tk->id, el);
+    }
+    pthread_mutex_unlock(&tk->lock);
+    return NULL;
+}
+
+/* Parse rate of the last completed parse (bytes/s), for the ETA. */
+static _Atomic double last_parse_rate;
+
+static cuzk_err parse_with_ticker(srs_entry *e, const char *pp)
+{
+    parse_ticker tk = {.id = e->id, .t0 = cuzk_now()};
+    double rate = last_parse_rate;
+    tk.eta_total = rate > 0 ? (double)e->map.size / rate : 0;
+    pthread_mutex_init(&tk.lock, NULL);
+    pthread_cond_init(&tk.done_cv, NULL);
+    pthread_t th;
+    int have_thread = pthread_create(&th, NULL, ticker_main, &tk) == 0;
+    cuzk_err rc = cuzk_params_parse(e->map.data, e->map.size, pp, &e->params, 0);
+    pthread_mutex_lock(&tk.lock);
+    tk.done = 1;
+    pthread_cond_signal(&tk.done_cv);
+    pthread_mutex_unlock(&tk.lock);
+    if (have_thread)
+        pthread_join(th, NULL);
+    pthread_mutex_destroy(&tk.lock);
+    pthread_cond_destroy(&tk.done_cv);
+    double el = cuzk_now() - tk.t0;
+    if (!rc && el > 0)
+        last_parse_rate = (double)e->map.size / el;
+    return rc;
+}
+
 /* Read every page of the mapping once, logging progress. */
 static void read_pages(const char *id, const cuzk_mapfile *map)
 {
@@ -297,7 +357,7 @@ static cuzk_err load_entry(cuzk_srs_manager *m, srs_entry *e)
     CUZK_INFO("srs parsing circuit=%s read_s=%.3f read_mb_s=%.1f", e->id, t_read,
               t_read > 0 ? (double)e->map.size / t_read / 1e6 : 0.0);
     t = cuzk_now();
-    cuzk_err rc = cuzk_params_parse(e->map.data, e->map.size, pp, &e->params, 0);
+    cuzk_err rc = parse_with_ticker(e, pp);
     double t_parse = cuzk_now() - t;
     t = cuzk_now();
     if (!rc)
