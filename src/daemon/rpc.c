@@ -13,8 +13,8 @@
  * RECV_CLOSE_ON_SERVER op, whose completion tells that the client went away
  * (the handler then stops waiting), and the handler thread sends the answer
  * when it has one. A call context is freed when its last batch completes
- * (reference counted). Unregistered methods (Health.Watch among them) are
- * answered UNIMPLEMENTED.
+ * (reference counted). Health.Watch streams from its handler thread, one
+ * message at a time. Unregistered methods are answered UNIMPLEMENTED.
  *
  * A unix socket is guarded by an flock'd "<socket>.lock" file: a second
  * daemon fails fast instead of stealing the socket (gRPC itself would unlink
@@ -57,6 +57,7 @@ enum {
     M_PRELOAD,
     M_EVICT,
     M_HEALTH_CHECK,
+    M_HEALTH_WATCH,
     N_METHODS,
     M_UNKNOWN = N_METHODS
 };
@@ -69,11 +70,11 @@ static const struct {
     {"/cuzk.v1.ProvingEngine/Prove", 1},       {"/cuzk.v1.ProvingEngine/CancelProof", 0},
     {"/cuzk.v1.ProvingEngine/GetStatus", 0},   {"/cuzk.v1.ProvingEngine/GetMetrics", 0},
     {"/cuzk.v1.ProvingEngine/PreloadSRS", 1},  {"/cuzk.v1.ProvingEngine/EvictSRS", 1},
-    {"/grpc.health.v1.Health/Check", 0},
+    {"/grpc.health.v1.Health/Check", 0},       {"/grpc.health.v1.Health/Watch", 1},
 };
 
 /* Tags carry the event kind in the low bits of the (aligned) context. */
-enum { TAG_NEW = 0, TAG_CLOSE = 1, TAG_DONE = 2 };
+enum { TAG_NEW = 0, TAG_CLOSE = 1, TAG_DONE = 2, TAG_SENT = 3 };
 #define TAG(ctx, kind) ((void *)((uintptr_t)(ctx) | (kind)))
 static char shutdown_tag;
 
@@ -107,6 +108,8 @@ typedef struct {
     int cancelled;
     volatile int client_gone;
     int refs;
+    int sent_initial; /* initial metadata went out (streaming) */
+    int sent;         /* the last streamed message completed; under rpc->lock */
 } call_ctx;
 
 static void request_call(cuzk_rpc *r, int method);
@@ -198,7 +201,8 @@ static void send_reply(call_ctx *c, int with_close)
     grpc_op ops[4];
     memset(ops, 0, sizeof ops);
     size_t n = 0;
-    ops[n++].op = GRPC_OP_SEND_INITIAL_METADATA;
+    if (!c->sent_initial)
+        ops[n++].op = GRPC_OP_SEND_INITIAL_METADATA;
     if (c->status == GRPC_STATUS_OK && c->resp) {
         ops[n].op = GRPC_OP_SEND_MESSAGE;
         ops[n++].data.send_message.send_message = c->resp;
@@ -547,6 +551,79 @@ static void handle_health(call_ctx *c)
     reply_msg(c, &resp.base);
 }
 
+/* One message of a server stream: sent from the handler thread, which
+ * waits for its completion (reported by the queue thread as TAG_SENT). */
+static int stream_send(call_ctx *c, const ProtobufCMessage *m)
+{
+    cuzk_rpc *r = c->rpc;
+    reply_msg(c, m);
+    if (!c->resp)
+        return -1;
+    grpc_op ops[2];
+    memset(ops, 0, sizeof ops);
+    size_t n = 0;
+    if (!c->sent_initial)
+        ops[n++].op = GRPC_OP_SEND_INITIAL_METADATA;
+    c->sent_initial = 1;
+    ops[n].op = GRPC_OP_SEND_MESSAGE;
+    ops[n++].data.send_message.send_message = c->resp;
+    pthread_mutex_lock(&r->lock);
+    c->refs++;
+    c->sent = 0;
+    pthread_mutex_unlock(&r->lock);
+    if (grpc_call_start_batch(c->call, ops, n, TAG(c, TAG_SENT), NULL) != GRPC_CALL_OK) {
+        ctx_unref(c);
+        return -1;
+    }
+    pthread_mutex_lock(&r->lock);
+    while (!c->sent)
+        pthread_cond_wait(&r->idle, &r->lock);
+    pthread_mutex_unlock(&r->lock);
+    grpc_byte_buffer_destroy(c->resp);
+    c->resp = NULL;
+    return 0;
+}
+
+/* Health.Watch: the current status at once, then every change, until the
+ * client goes away or the server stops. An unknown service is reported as
+ * SERVICE_UNKNOWN (the protocol's answer for Watch), not as an error. */
+static void handle_watch(call_ctx *c)
+{
+    Grpc__Health__V1__HealthCheckRequest *q =
+        decode(c, &grpc__health__v1__health_check_request__descriptor);
+    if (!q)
+        return;
+    int known = !q->service[0] || !strcmp(q->service, "cuzk.v1.ProvingEngine");
+    protobuf_c_message_free_unpacked(&q->base, NULL);
+    cuzk_rpc *r = c->rpc;
+    cuzk_daemon *d = r->d;
+    int last = -1;
+    for (;;) {
+        int cur = !known ? GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVICE_UNKNOWN
+                  : atomic_load(&d->ready) && !atomic_load(&d->draining)
+                      ? GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING
+                      : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__NOT_SERVING;
+        if (cur != last) {
+            Grpc__Health__V1__HealthCheckResponse resp =
+                GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
+            resp.status = (Grpc__Health__V1__HealthCheckResponse__ServingStatus)cur;
+            if (stream_send(c, &resp.base) != 0)
+                break;
+            last = cur;
+        }
+        pthread_mutex_lock(&r->lock);
+        int stop = c->client_gone || r->shutting_down;
+        if (!stop) {
+            struct timespec ts = cuzk_deadline_in_ms(200);
+            pthread_cond_timedwait(&r->idle, &r->lock, &ts);
+        }
+        pthread_mutex_unlock(&r->lock);
+        if (stop)
+            break;
+    }
+    c->status = GRPC_STATUS_OK;
+}
+
 static void dispatch(call_ctx *c)
 {
     switch (c->method) {
@@ -559,6 +636,7 @@ static void dispatch(call_ctx *c)
     case M_PRELOAD: handle_preload(c); break;
     case M_EVICT: handle_evict(c); break;
     case M_HEALTH_CHECK: handle_health(c); break;
+    case M_HEALTH_WATCH: handle_watch(c); break;
     default:
         reply_err(c, GRPC_STATUS_UNIMPLEMENTED, "method %.*s is not implemented",
                   (int)GRPC_SLICE_LENGTH(c->details.method),
@@ -673,9 +751,18 @@ static void *cq_thread(void *arg)
             else
                 ctx_unref(c); /* the server is shutting down */
         } else if (kind == TAG_CLOSE) {
+            pthread_mutex_lock(&r->lock);
             c->client_gone = c->cancelled || !ev.success;
+            pthread_cond_broadcast(&r->idle); /* a Watch waits there */
+            pthread_mutex_unlock(&r->lock);
             if (c->client_gone)
                 cuzk_jobs_wake(r->d->jobs);
+            ctx_unref(c);
+        } else if (kind == TAG_SENT) {
+            pthread_mutex_lock(&r->lock);
+            c->sent = 1;
+            pthread_cond_broadcast(&r->idle);
+            pthread_mutex_unlock(&r->lock);
             ctx_unref(c);
         } else {
             ctx_unref(c);

@@ -102,8 +102,15 @@ check(health.Check(health_pb2.HealthCheckRequest(service="cuzk.v1.ProvingEngine"
       == hs.SERVING, "health of cuzk.v1.ProvingEngine")
 expect_error(health.Check, health_pb2.HealthCheckRequest(service="nope"),
              grpc.StatusCode.NOT_FOUND, 'unknown service "nope"', "health of unknown service")
-e = rpc_error(health.Watch(health_pb2.HealthCheckRequest()).__next__)
-check(e is not None and e.code() == grpc.StatusCode.UNIMPLEMENTED, "Watch is UNIMPLEMENTED")
+w = health.Watch(health_pb2.HealthCheckRequest())
+check(next(w).status == hs.SERVING, "Watch: SERVING first")
+w.cancel()
+w = health.Watch(health_pb2.HealthCheckRequest(service="nope"))
+check(next(w).status == hs.SERVICE_UNKNOWN, "Watch of an unknown service: SERVICE_UNKNOWN")
+w.cancel()
+e = rpc_error(chan.unary_unary("/cuzk.v1.ProvingEngine/Nope"), b"")
+check(e is not None and e.code() == grpc.StatusCode.UNIMPLEMENTED
+      and "/cuzk.v1.ProvingEngine/Nope" in e.details(), "unknown method UNIMPLEMENTED")
 
 # Synthetic job: submit + await, two partitions.
 jid = submit(proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_public_inputs=3,

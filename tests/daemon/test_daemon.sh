@@ -234,6 +234,27 @@ expect 0 "ready after" -- "$BENCH" wait-ready --addr "$ADDR" --timeout 30
 contains "$T/d3.log" "replacing stale socket" "stale socket replaced"
 expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind r1cs --circuit c1 \
     --witness "$T/c1.wit"
+# Health.Watch sees SERVING, then NOT_SERVING when the drain starts, then
+# the end of the stream when the daemon stops.
+$PY - "$T/py" "$ADDR" >"$T/watch.out" 2>&1 <<'EOF' &
+import sys
+sys.path.insert(0, sys.argv[1])
+import grpc
+from cuzk_health import health_pb2, health_pb2_grpc
+stub = health_pb2_grpc.HealthStub(grpc.insecure_channel(sys.argv[2]))
+seen = []
+try:
+    for m in stub.Watch(health_pb2.HealthCheckRequest(), timeout=120):
+        seen.append(health_pb2.HealthCheckResponse.ServingStatus.Name(m.status))
+        print(" ".join(seen), flush=True)
+    print("end of stream", flush=True)
+except grpc.RpcError as e:
+    print("error", e.code(), flush=True)
+EOF
+W1=$!
+pids+=("$W1")
+for _ in $(seq 200); do grep -q SERVING "$T/watch.out" 2>/dev/null && break; sleep 0.05; done
+
 # SIGTERM while a job runs: the job finishes and its client gets the proof;
 # a submission during the drain is refused.
 "$BENCH" single --addr "$ADDR" --kind synthetic --constraints 8192 --partitions 6 \
@@ -259,6 +280,9 @@ fi
 wait_exit "$D3" 30
 if [ "$rc" -eq 0 ]; then ok; else bad "SIGTERM exit status $rc"; fi
 contains "$T/d3.log" "draining: SIGTERM received" "drain logged"
+wait_exit "$W1" 30
+contains "$T/watch.out" "SERVING NOT_SERVING" "Watch saw the drain"
+contains "$T/watch.out" "end of stream" "Watch ended with the daemon"
 
 # TCP instead of a unix socket; a second daemon on the same port fails fast.
 TPORT=$(free_port)
