@@ -21,6 +21,8 @@
  *             preload = []                   circuit ids loaded before ready
  *   [scheduler] workers = 1                  jobs proved at once
  *               max_queued = 1024            queued jobs beyond this are refused
+ *               max_queued_bytes = "4GiB"    and so are jobs beyond this many bytes of
+ *                                            queued request inputs (witnesses)
  *               retain = 1024                finished jobs kept for AwaitProof
  *               max_synthetic_constraints = 16777216
  *   [logging] level = "info"                 debug | info | warn | error
@@ -57,7 +59,7 @@ typedef struct {
     char *preload[CUZK_CONFIG_MAX_LIST];
     size_t n_preload;
     unsigned workers;
-    uint64_t max_queued, retain, max_synthetic;
+    uint64_t max_queued, max_queued_bytes, retain, max_synthetic;
     int log_level; /* cuzk_log_level */
     int log_json;
     cuzk_config_circuit circuits[CUZK_CONFIG_MAX_LIST];

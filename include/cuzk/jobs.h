@@ -99,13 +99,14 @@ typedef struct {
 void cuzk_job_result_free(cuzk_job_result *r);
 
 typedef struct {
-    unsigned workers;       /* prove workers, >= 1 */
-    const char *backend;    /* "cpu", "cuda", "auto" */
-    int verify_proofs;      /* verify each proof before returning it */
-    const char *param_dir;  /* where synthetic circuits' files are generated */
-    size_t retain;          /* finished jobs kept for await (>= 1) */
-    size_t max_queued;      /* submissions beyond this fail with ENOMEM */
-    uint64_t max_synthetic; /* largest synthetic circuit accepted */
+    unsigned workers;          /* prove workers, >= 1 */
+    const char *backend;       /* "cpu", "cuda", "auto" */
+    int verify_proofs;         /* verify each proof before returning it */
+    const char *param_dir;     /* where synthetic circuits' files are generated */
+    size_t retain;             /* finished jobs kept for await (>= 1) */
+    size_t max_queued;         /* submissions beyond this fail with ENOMEM */
+    uint64_t max_queued_bytes; /* and beyond this many bytes of queued inputs */
+    uint64_t max_synthetic;    /* largest synthetic circuit accepted */
 } cuzk_jobs_config;
 
 typedef struct cuzk_jobs cuzk_jobs;
@@ -120,9 +121,9 @@ void cuzk_jobs_free(cuzk_jobs *j);
 
 /* Queue a job. Errors concern the call itself: EINVAL for an unknown kind,
  * a bad circuit id, missing or superfluous inputs, too many partitions;
- * ENOMEM when the queue is full; EUNSUPPORTED while draining. A request_id
- * already known returns that job (*existing = 1). Everything about the
- * content (witness bytes, files, Filecoin kinds) fails the job instead. */
+ * ENOMEM when the queue is full (jobs or bytes of inputs waiting); EUNSUPPORTED while draining. A
+ * request_id already known returns that job (*existing = 1). Everything about the content (witness
+ * bytes, files, Filecoin kinds) fails the job instead. */
 cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *req, char job_id[CUZK_JOB_ID_MAX],
                           uint32_t *queue_position, int *existing);
 

@@ -311,6 +311,7 @@ int main(int argc, char **argv)
         .param_dir = cfg.param_cache,
         .retain = cfg.retain,
         .max_queued = cfg.max_queued,
+        .max_queued_bytes = cfg.max_queued_bytes,
         .max_synthetic = cfg.max_synthetic,
     };
     if ((e = cuzk_jobs_new(&jc, d.srs, &d.jobs)) != CUZK_OK)

@@ -232,6 +232,12 @@ SETTER(s_max_queued)
 {
     return parse_u64(k, v, 1, 1000000, &c->max_queued);
 }
+SETTER(s_max_queued_bytes)
+{
+    if (cuzk_parse_bytes(v, &c->max_queued_bytes) || c->max_queued_bytes == 0)
+        return cuzk_fail(CUZK_EINVAL, "%s: \"%s\" must be a byte size > 0", k, v);
+    return CUZK_OK;
+}
 SETTER(s_retain)
 {
     return parse_u64(k, v, 1, 1000000, &c->retain);
@@ -279,6 +285,7 @@ static const struct {
     {"srs.preload", s_preload, 1},
     {"scheduler.workers", s_workers, 0},
     {"scheduler.max_queued", s_max_queued, 0},
+    {"scheduler.max_queued_bytes", s_max_queued_bytes, 0},
     {"scheduler.retain", s_retain, 0},
     {"scheduler.max_synthetic_constraints", s_max_synth, 0},
     {"logging.level", s_level, 0},
@@ -333,6 +340,7 @@ cuzk_err cuzk_config_defaults(cuzk_config *c)
     c->budget_auto = 1;
     c->workers = 1;
     c->max_queued = 1024;
+    c->max_queued_bytes = (uint64_t)4 << 30;
     c->retain = 1024;
     c->max_synthetic = (uint64_t)1 << 24;
     c->log_level = CUZK_LOG_INFO;

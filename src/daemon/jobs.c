@@ -52,6 +52,7 @@ typedef struct job {
     uint8_t **wit;
     size_t *wit_size;
     size_t n_wit;
+    uint64_t input_bytes; /* sum of wit_size */
     uint64_t syn_n, syn_seed;
     uint32_t syn_public;
     int state;
@@ -86,6 +87,7 @@ struct cuzk_jobs {
     job *all;
     job *qhead[N_PRIO], *qtail[N_PRIO];
     size_t n_queued, n_running, n_done;
+    uint64_t queued_bytes; /* witness bytes held by queued jobs */
     uint64_t next_id;
     int draining, stopping;
     uint64_t outcome[CUZK_JOBS_N_KINDS][3]; /* completed, failed, cancelled */
@@ -416,6 +418,7 @@ static job *pop_queue(cuzk_jobs *j)
                 j->qtail[p] = NULL;
             jb->next_q = NULL;
             j->n_queued--;
+            j->queued_bytes -= jb->input_bytes;
             return jb;
         }
     }
@@ -595,6 +598,7 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
                 break;
             memcpy(jb->wit[i], r->witnesses[i], r->witness_sizes[i]);
             jb->wit_size[i] = r->witness_sizes[i];
+            jb->input_bytes += r->witness_sizes[i];
         }
         if (!jb->wit || !jb->wit_size || !jb->wit[r->n_witnesses - 1]) {
             job_free(jb);
@@ -626,6 +630,12 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
     else if (j->n_queued >= j->cfg.max_queued)
         rc = cuzk_fail(CUZK_ENOMEM, "queue full: %zu jobs queued (scheduler.max_queued)",
                        j->n_queued);
+    else if (j->queued_bytes + jb->input_bytes > j->cfg.max_queued_bytes)
+        rc = cuzk_fail(CUZK_ENOMEM,
+                       "queue full: %llu bytes of inputs queued, this job brings %llu "
+                       "(scheduler.max_queued_bytes = %llu)",
+                       (unsigned long long)j->queued_bytes, (unsigned long long)jb->input_bytes,
+                       (unsigned long long)j->cfg.max_queued_bytes);
     if (rc) {
         pthread_mutex_unlock(&j->lock);
         job_free(jb);
@@ -645,6 +655,7 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
         j->qhead[jb->prio] = jb;
     j->qtail[jb->prio] = jb;
     j->n_queued++;
+    j->queued_bytes += jb->input_bytes;
     jb->next_all = j->all;
     j->all = jb;
     snprintf(job_id, CUZK_JOB_ID_MAX, "%s", jb->id);
@@ -734,6 +745,7 @@ static void unqueue(cuzk_jobs *j, job *jb)
             if (j->qtail[jb->prio] == q)
                 j->qtail[jb->prio] = prev;
             j->n_queued--;
+            j->queued_bytes -= jb->input_bytes;
             return;
         }
 }

@@ -61,6 +61,7 @@ static void test_full_file(void)
                "[scheduler]\n"
                "workers = 2\n"
                "max_queued = 10\n"
+               "max_queued_bytes = \"1MiB\"\n"
                "retain = 20\n"
                "max_synthetic_constraints = 1048576\n"
                "[logging]\n"
@@ -84,6 +85,7 @@ static void test_full_file(void)
     CHECK(c.synthesis_threads == 48 && !strcmp(c.param_cache, "/data/params"));
     CHECK(c.n_preload == 2 && !strcmp(c.preload[0], "v28-a") && !strcmp(c.preload[1], "v28-b"));
     CHECK(c.workers == 2 && c.max_queued == 10 && c.retain == 20 && c.max_synthetic == 1048576);
+    CHECK(c.max_queued_bytes == 1048576);
     CHECK(c.log_level == CUZK_LOG_DEBUG && c.log_json == 1);
     CHECK(c.n_circuits == 1 && !strcmp(c.circuits[0].id, "my.circuit") &&
           !strcmp(c.circuits[0].params, "/p/x.params") && !strcmp(c.circuits[0].vk, "/p/x.vk") &&

@@ -1,5 +1,6 @@
 /* The job engine without gRPC: results retained up to `retain` (older ones
- * are dropped and then unknown), a full queue refused, await timeouts and
+ * are dropped and then unknown), a full queue refused (by count and by
+ * bytes of queued witnesses), await timeouts and
  * aborts, cancellation while queued, and a drain without grace that stops
  * the running job at a partition boundary, cancels the queued ones and
  * refuses new submissions. Jobs are small
@@ -48,6 +49,7 @@ int main(void)
                             .param_dir = dir,
                             .retain = 2,
                             .max_queued = 2,
+                            .max_queued_bytes = 1000,
                             .max_synthetic = 1 << 16};
     cuzk_jobs *j;
     CHECK_OK(cuzk_jobs_new(&cfg, srs, &j));
@@ -83,7 +85,24 @@ int main(void)
     CHECK(pos == 1); /* behind the running job */
     CHECK_OK(cuzk_jobs_submit(j, &small, q2, &pos, &existing));
     CHECK(pos == 2);
-    CHECK_ERR(cuzk_jobs_submit(j, &small, q3, &pos, &existing), CUZK_ENOMEM, "queue full");
+    CHECK_ERR(cuzk_jobs_submit(j, &small, q3, &pos, &existing), CUZK_ENOMEM,
+              "queue full: 2 jobs queued");
+    /* Bytes of queued inputs are bounded too (checked before the job count
+     * would be: cancel q2 first to make room for one job). */
+    int was;
+    CHECK_OK(cuzk_jobs_cancel(j, q2, &was));
+    static uint8_t blob[1001];
+    const uint8_t *wits[1] = {blob};
+    size_t sizes[1] = {sizeof blob};
+    cuzk_job_request heavy = {.kind = CUZK_KIND_GENERIC_R1CS,
+                              .circuit_id = "c",
+                              .witnesses = wits,
+                              .witness_sizes = sizes,
+                              .n_witnesses = 1};
+    CHECK_ERR(cuzk_jobs_submit(j, &heavy, q3, &pos, &existing), CUZK_ENOMEM,
+              "this job brings 1001 (scheduler.max_queued_bytes = 1000)");
+    sizes[0] = 1000;
+    CHECK_OK(cuzk_jobs_submit(j, &heavy, q2, &pos, &existing)); /* takes q2's place */
 
     /* Await with a timeout and with an abort flag: TIMEOUT, job untouched. */
     CHECK_OK(cuzk_jobs_await(j, q1, 20, NULL, &res));
@@ -106,12 +125,12 @@ int main(void)
     CHECK(res.status == CUZK_JOB_CANCELLED && strstr(res.error, "partition boundary") &&
           !res.proof);
     cuzk_job_result_free(&res);
-    CHECK_OK(cuzk_jobs_await(j, q2, 0, NULL, &res));
+    CHECK_OK(cuzk_jobs_await(j, q2, 0, NULL, &res)); /* the heavy one, queued */
     CHECK(res.status == CUZK_JOB_CANCELLED && strstr(res.error, "shutting down"));
     cuzk_job_result_free(&res);
     CHECK_ERR(cuzk_jobs_submit(j, &small, q3, &pos, &existing), CUZK_EUNSUPPORTED, "shutting down");
     CHECK_OK(cuzk_jobs_status_get(j, &st));
-    CHECK(st.n_jobs == 0 && st.draining == 1 && st.completed == 3 && st.cancelled == 3 &&
+    CHECK(st.n_jobs == 0 && st.draining == 1 && st.completed == 3 && st.cancelled == 4 &&
           st.failed == 0);
     cuzk_jobs_status_free(&st);
 
