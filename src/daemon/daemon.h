@@ -40,6 +40,15 @@ static inline struct timespec cuzk_deadline_in_ms(uint64_t ms)
     return ts;
 }
 
+/* The CUDA devices this build sees (none without CUDA): ordinal and a
+ * one-line description (name, compute capability, memory). */
+#define CUZK_DAEMON_MAX_GPUS 16
+typedef struct {
+    int ordinal;
+    char name[256];
+} cuzk_daemon_gpu;
+size_t cuzk_daemon_gpus(cuzk_daemon_gpu *out, size_t cap);
+
 /* Process figures for status and metrics. */
 uint64_t cuzk_daemon_rss_bytes(void);
 

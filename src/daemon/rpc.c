@@ -449,6 +449,17 @@ static void handle_status(call_ctx *c)
         jst[i].circuit_id = js.jobs[i].circuit_id;
         jsp[i] = &jst[i];
     }
+    cuzk_daemon_gpu gpus[CUZK_DAEMON_MAX_GPUS];
+    Cuzk__V1__GPUStatus gs[CUZK_DAEMON_MAX_GPUS], *gsp[CUZK_DAEMON_MAX_GPUS];
+    size_t n_gpus = cuzk_daemon_gpus(gpus, CUZK_DAEMON_MAX_GPUS);
+    for (size_t i = 0; i < n_gpus; i++) {
+        cuzk__v1__gpustatus__init(&gs[i]);
+        gs[i].ordinal = (uint32_t)gpus[i].ordinal;
+        gs[i].name = gpus[i].name;
+        gsp[i] = &gs[i];
+    }
+    resp.n_gpus = n_gpus;
+    resp.gpus = gsp;
     resp.n_loaded_srs = n_srs;
     resp.loaded_srs = ssp;
     resp.n_queues = nq;

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "daemon/daemon.h"
 
+#include "cuzk/gpu.h"
 #include "cuzk/util.h"
 
 #include <stdlib.h>
@@ -21,6 +22,24 @@ uint64_t cuzk_daemon_rss_bytes(void)
         rss = 0;
     fclose(f);
     return (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+size_t cuzk_daemon_gpus(cuzk_daemon_gpu *out, size_t cap)
+{
+    size_t n = 0;
+#ifdef CUZK_HAVE_CUDA
+    int count = cuzk_gpu_count();
+    for (int i = 0; i < count && n < cap; i++) {
+        out[n].ordinal = i;
+        if (cuzk_gpu_describe(i, out[n].name, sizeof out[n].name) != CUZK_OK)
+            snprintf(out[n].name, sizeof out[n].name, "CUDA device %d", i);
+        n++;
+    }
+#else
+    (void)out;
+    (void)cap;
+#endif
+    return n;
 }
 
 /* A JSON string; ids and stage names are plain ASCII, but escape anyway. */
@@ -99,7 +118,15 @@ void cuzk_daemon_status_json(cuzk_daemon *d, FILE *f)
                 tier_name(srs[i].tier), srs[i].loading ? "true" : "false",
                 (unsigned long long)srs[i].size_bytes, srs[i].ref_count);
     }
-    fprintf(f, "],\"gpus\":[]}\n");
+    cuzk_daemon_gpu gpus[CUZK_DAEMON_MAX_GPUS];
+    size_t n_gpus = cuzk_daemon_gpus(gpus, CUZK_DAEMON_MAX_GPUS);
+    fprintf(f, "],\"gpus\":[");
+    for (size_t i = 0; i < n_gpus; i++) {
+        fprintf(f, "%s{\"ordinal\":%d,\"name\":", i ? "," : "", gpus[i].ordinal);
+        json_str(f, gpus[i].name);
+        fputc('}', f);
+    }
+    fprintf(f, "]}\n");
     free(srs);
     cuzk_jobs_status_free(&js);
 }
