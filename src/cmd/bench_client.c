@@ -219,6 +219,20 @@ static int rpc_fail(const char *what, const rpc_status *st)
     return 2;
 }
 
+/* A call of cuzk.v1.ProvingEngine/<method> with the --rpc-timeout; on
+ * failure prints the one-line error (named `what`) and returns 2. */
+static int engine_call(client *c, const copts *o, const char *method, const ProtobufCMessage *req,
+                       const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp,
+                       const char *what)
+{
+    char path[128];
+    rpc_status st;
+    snprintf(path, sizeof path, "/cuzk.v1.ProvingEngine/%s", method);
+    if (call_unary(c, path, req, resp_desc, resp, o->rpc_timeout_s, 0, &st))
+        return rpc_fail(what, &st);
+    return 0;
+}
+
 /* ---- options ---- */
 
 static int parse_kind(const char *s)
@@ -473,10 +487,9 @@ static int cmd_wait_ready(client *c, const copts *o)
 static int submit_spec(client *c, const copts *o, job_spec *js, char *job_id, size_t cap)
 {
     ProtobufCMessage *resp;
-    rpc_status st;
-    if (call_unary(c, "/cuzk.v1.ProvingEngine/SubmitProof", &js->req.base,
-                   &cuzk__v1__submit_proof_response__descriptor, &resp, o->rpc_timeout_s, 0, &st))
-        return rpc_fail("submit", &st);
+    if (engine_call(c, o, "SubmitProof", &js->req.base,
+                    &cuzk__v1__submit_proof_response__descriptor, &resp, "submit"))
+        return 2;
     Cuzk__V1__SubmitProofResponse *r = (Cuzk__V1__SubmitProofResponse *)resp;
     snprintf(job_id, cap, "%s", r->job_id);
     protobuf_c_message_free_unpacked(resp, NULL);
@@ -490,10 +503,9 @@ static int await_job(client *c, const copts *o, const char *job_id,
     req.job_id = (char *)job_id;
     req.timeout_ms = o->timeout_ms;
     ProtobufCMessage *resp;
-    rpc_status st;
-    if (call_unary(c, "/cuzk.v1.ProvingEngine/AwaitProof", &req.base,
-                   &cuzk__v1__await_proof_response__descriptor, &resp, o->rpc_timeout_s, 0, &st))
-        return rpc_fail("await", &st);
+    if (engine_call(c, o, "AwaitProof", &req.base, &cuzk__v1__await_proof_response__descriptor,
+                    &resp, "await"))
+        return 2;
     *out = (Cuzk__V1__AwaitProofResponse *)resp;
     return 0;
 }
@@ -680,10 +692,9 @@ static int cmd_cancel(client *c, const copts *o)
     Cuzk__V1__CancelProofRequest req = CUZK__V1__CANCEL_PROOF_REQUEST__INIT;
     req.job_id = (char *)o->job_id;
     ProtobufCMessage *resp;
-    rpc_status st;
-    if (call_unary(c, "/cuzk.v1.ProvingEngine/CancelProof", &req.base,
-                   &cuzk__v1__cancel_proof_response__descriptor, &resp, o->rpc_timeout_s, 0, &st))
-        return rpc_fail("cancel", &st);
+    if (engine_call(c, o, "CancelProof", &req.base, &cuzk__v1__cancel_proof_response__descriptor,
+                    &resp, "cancel"))
+        return 2;
     printf("cancelled %s was_running=%s\n", o->job_id,
            ((Cuzk__V1__CancelProofResponse *)resp)->was_running ? "true" : "false");
     protobuf_c_message_free_unpacked(resp, NULL);
@@ -697,23 +708,21 @@ static int cmd_srs(client *c, const copts *o, int evict)
         return 2;
     }
     ProtobufCMessage *resp;
-    rpc_status st;
     if (evict) {
         Cuzk__V1__EvictSrsRequest req = CUZK__V1__EVICT_SRS_REQUEST__INIT;
         req.circuit_id = (char *)o->job_id;
-        if (call_unary(c, "/cuzk.v1.ProvingEngine/EvictSRS", &req.base,
-                       &cuzk__v1__evict_srs_response__descriptor, &resp, o->rpc_timeout_s, 0, &st))
-            return rpc_fail("evict", &st);
+        if (engine_call(c, o, "EvictSRS", &req.base, &cuzk__v1__evict_srs_response__descriptor,
+                        &resp, "evict"))
+            return 2;
         Cuzk__V1__EvictSrsResponse *r = (Cuzk__V1__EvictSrsResponse *)resp;
         printf("evict circuit=%s was_loaded=%s freed_bytes=%llu\n", o->job_id,
                r->was_loaded ? "true" : "false", (unsigned long long)r->freed_bytes);
     } else {
         Cuzk__V1__PreloadSrsRequest req = CUZK__V1__PRELOAD_SRS_REQUEST__INIT;
         req.circuit_id = (char *)o->job_id;
-        if (call_unary(c, "/cuzk.v1.ProvingEngine/PreloadSRS", &req.base,
-                       &cuzk__v1__preload_srs_response__descriptor, &resp, o->rpc_timeout_s, 0,
-                       &st))
-            return rpc_fail("preload", &st);
+        if (engine_call(c, o, "PreloadSRS", &req.base, &cuzk__v1__preload_srs_response__descriptor,
+                        &resp, "preload"))
+            return 2;
         Cuzk__V1__PreloadSrsResponse *r = (Cuzk__V1__PreloadSrsResponse *)resp;
         printf("preload circuit=%s already_loaded=%s load_time_ms=%llu\n", o->job_id,
                r->already_loaded ? "true" : "false", (unsigned long long)r->load_time_ms);
@@ -726,10 +735,9 @@ static int cmd_status(client *c, const copts *o)
 {
     Cuzk__V1__GetStatusRequest req = CUZK__V1__GET_STATUS_REQUEST__INIT;
     ProtobufCMessage *resp;
-    rpc_status st;
-    if (call_unary(c, "/cuzk.v1.ProvingEngine/GetStatus", &req.base,
-                   &cuzk__v1__get_status_response__descriptor, &resp, o->rpc_timeout_s, 0, &st))
-        return rpc_fail("status", &st);
+    if (engine_call(c, o, "GetStatus", &req.base, &cuzk__v1__get_status_response__descriptor, &resp,
+                    "status"))
+        return 2;
     Cuzk__V1__GetStatusResponse *r = (Cuzk__V1__GetStatusResponse *)resp;
     static const char *const tiers[] = {"hot", "warm", "cold"};
     printf("ready=%s backend=%s uptime_s=%llu completed=%llu failed=%llu cancelled=%llu "
@@ -759,10 +767,9 @@ static int cmd_metrics(client *c, const copts *o)
 {
     Cuzk__V1__GetMetricsRequest req = CUZK__V1__GET_METRICS_REQUEST__INIT;
     ProtobufCMessage *resp;
-    rpc_status st;
-    if (call_unary(c, "/cuzk.v1.ProvingEngine/GetMetrics", &req.base,
-                   &cuzk__v1__get_metrics_response__descriptor, &resp, o->rpc_timeout_s, 0, &st))
-        return rpc_fail("metrics", &st);
+    if (engine_call(c, o, "GetMetrics", &req.base, &cuzk__v1__get_metrics_response__descriptor,
+                    &resp, "metrics"))
+        return 2;
     fputs(((Cuzk__V1__GetMetricsResponse *)resp)->prometheus_text, stdout);
     protobuf_c_message_free_unpacked(resp, NULL);
     return 0;
