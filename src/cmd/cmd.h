@@ -25,6 +25,8 @@ int cmd_snark_prove(int argc, char **argv);
 int cmd_snark_verify(int argc, char **argv);
 int cmd_snark_setup(int argc, char **argv);
 int cmd_convert_main(int argc, char **argv);
+/* inspect of a .zkey, .r1cs or .wtns (cuzk inspect hands these over). */
+int cmd_snark_inspect(const char *path);
 
 /* cuzk.c: write public inputs as `cuzk verify --public` reads them (a
  * comment line, then one 0x-hex field element per line). */

@@ -389,3 +389,51 @@ int cmd_convert_main(int argc, char **argv)
                     "  --wtns W --witness OUT (--r1cs R | --zkey K)\n");
     return 2;
 }
+
+int cmd_snark_inspect(const char *path)
+{
+    char magic[5] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f || fread(magic, 1, 4, f) != 4) {
+        if (f)
+            fclose(f);
+        fprintf(stderr, "cuzk: inspect: cannot read %s\n", path);
+        return 2;
+    }
+    fclose(f);
+    cuzk_err e;
+    if (!strcmp(magic, "zkey")) {
+        cuzk_zkey *z;
+        if ((e = cuzk_zkey_read(path, &z)))
+            return fail("inspect", e);
+        const cuzk_params *p = &z->params;
+        size_t m = (size_t)1 << z->log_m;
+        printf("  type     snarkjs Groth16 zkey (bls12381)\n"
+               "  signals  %u (%u public, ONE excluded)\n  domain   2^%u\n"
+               "  A/B      %llu / %llu coefficients\n"
+               "  points   ic %zu, h %zu (odd-coset basis), C %zu, A %zu, B1 %zu, B2 %zu "
+               "(points at infinity left out)\n",
+               z->n_vars, z->n_public, z->log_m, (unsigned long long)z->a_row[m],
+               (unsigned long long)z->b_row[m], p->vk.n_ic, p->n_h, p->n_l, p->n_a, p->n_b_g1,
+               p->n_b_g2);
+        cuzk_zkey_free(z);
+    } else if (!strcmp(magic, "r1cs")) {
+        cuzk_circom_r1cs *r;
+        if ((e = cuzk_circom_r1cs_read(path, &r)))
+            return fail("inspect", e);
+        printf("  type     circom constraint system (bls12381)\n"
+               "  wires    %u (outputs %u, public inputs %u, private inputs %u)\n"
+               "  labels   %llu\n  constraints %u (+ %u input constraints)\n",
+               r->n_wires, r->n_pub_out, r->n_pub_in, r->n_prv_in, (unsigned long long)r->n_labels,
+               r->n_constraints, cuzk_circom_r1cs_n_public(r) + 1);
+        cuzk_circom_r1cs_free(r);
+    } else {
+        cuzk_fr *w;
+        size_t n;
+        if ((e = cuzk_wtns_read(path, &w, &n)))
+            return fail("inspect", e);
+        printf("  type     snarkjs witness (bls12381)\n  values   %zu\n", n);
+        free(w);
+    }
+    return 0;
+}

@@ -531,6 +531,11 @@ static int inspect_one(const char *path)
         cuzk_pce_free(p);
         return 0;
     }
+    if (m.size >= 4 &&
+        (!memcmp(m.data, "zkey", 4) || !memcmp(m.data, "r1cs", 4) || !memcmp(m.data, "wtns", 4))) {
+        cuzk_mapfile_close(&m);
+        return cmd_snark_inspect(path);
+    }
     if (m.size >= 8 && !memcmp(m.data, "CUZKWIT", 8)) {
         cuzk_mapfile_close(&m);
         cuzk_fr *w;

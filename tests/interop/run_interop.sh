@@ -141,6 +141,12 @@ printf '{"pi_a": [1, 2' >"$d/broken.json"
 check_fails "malformed proof JSON" 2 "invalid JSON" \
     "$cuzk" verify --vkey "$fx/many_public.vkey.json" --public "$tmp/many_public/cuzk/public.json" --proof "$d/broken.json"
 
+# inspect names the snarkjs files.
+check_fails "inspect a zkey" 0 "snarkjs Groth16 zkey" "$cuzk" inspect "$fx/many_public.zkey"
+check_fails "inspect an r1cs" 0 "wires    282" "$cuzk" inspect "$fx/many_public.r1cs"
+check_fails "inspect a wtns" 0 "values   282" "$cuzk" inspect "$tmp/many_public/w.wtns"
+check_fails "inspect a bn128 wtns" 2 "bn128 is not supported yet" "$cuzk" inspect "$fx/tiny_bn128.wtns"
+
 # Usage errors.
 check_fails "prove --zkey without --wtns" 2 "needs --zkey and --wtns" "$cuzk" prove --zkey "$fx/many_public.zkey"
 check_fails "verify --vkey without --proof" 2 "needs --vkey, --public and --proof" \
