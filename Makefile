@@ -1,13 +1,15 @@
 # Entry points. `make` installs what is missing (scripts/deps.sh) and builds;
 # `make test` also builds the ASan/UBSan tree and runs both test suites;
-# `make demo` runs setup -> prove -> verify on a built-in synthetic circuit.
+# `make demo` starts cuzk-daemon on a built-in synthetic circuit, proves a batch
+# through cuzk-bench and stops it; `make demo-offline` runs setup -> prove ->
+# verify with the offline CLI.
 MAKEFLAGS += --no-print-directory
 BUILD     ?= build
 SAN_BUILD ?= build-san
 JOBS      ?= $(shell nproc)
 BLST_DIR   = $(abspath $(BUILD))/deps/blst
 
-.PHONY: all deps build san test demo bench clean format
+.PHONY: all deps build san test demo demo-offline bench clean format
 
 all: build
 
@@ -29,6 +31,9 @@ test: build san
 	ctest --test-dir $(SAN_BUILD) -L san --output-on-failure
 
 demo: build
+	@scripts/demo_daemon.sh $(BUILD)
+
+demo-offline: build
 	@scripts/demo.sh $(BUILD)/cuzk
 
 bench: build
