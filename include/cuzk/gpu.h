@@ -1,11 +1,23 @@
 /* The CUDA side of cuzk as seen from C. Declared always; defined only when
- * the build has CUDA (CUZK_HAVE_CUDA). Callers check cuzk_gpu_available(). */
+ * the build has CUDA (CUZK_HAVE_CUDA). Callers check cuzk_gpu_count().
+ *
+ * A cuzk_gpu is one device opened for proving: its stream, its events, the
+ * NTT tables of the last size used and the device copies of the MSM bases
+ * it has seen (the SRS stays resident across proofs; see msm below). It is
+ * used by one thread at a time. Every call blocks until the device work is
+ * done. A device out-of-memory is returned as CUZK_ENOMEM with a message
+ * saying what could not be allocated; the handle stays usable. */
 #ifndef CUZK_GPU_H
 #define CUZK_GPU_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include <blst.h>
 
 #include "cuzk/err.h"
+#include "cuzk/fr.h"
+#include "cuzk/msm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,6 +27,59 @@ extern "C" {
 int cuzk_gpu_count(void);
 /* One line describing device `ordinal`: name, compute capability, memory. */
 cuzk_err cuzk_gpu_describe(int ordinal, char *buf, size_t cap);
+
+typedef struct cuzk_gpu cuzk_gpu;
+
+/* Open device `ordinal`. EUNSUPPORTED when it does not exist. */
+cuzk_err cuzk_gpu_open(int ordinal, cuzk_gpu **out);
+/* Free every device buffer of the handle, then the handle. NULL is a no-op. */
+void cuzk_gpu_close(cuzk_gpu *g);
+
+/* Device times of the last operation, from CUDA events (ms): host-to-device
+ * copies, kernels, device-to-host copies. */
+typedef struct {
+    double h2d_ms, kernel_ms, d2h_ms;
+} cuzk_gpu_times;
+void cuzk_gpu_last_times(const cuzk_gpu *g, cuzk_gpu_times *t);
+
+typedef enum {
+    CUZK_GPU_NTT_FORWARD,
+    CUZK_GPU_NTT_INVERSE,
+    CUZK_GPU_NTT_COSET_FORWARD,
+    CUZK_GPU_NTT_COSET_INVERSE,
+} cuzk_gpu_ntt_kind;
+
+/* The NTTs of ntt.h (same conventions, same results bit for bit) on 2^log_n
+ * host elements in place, 1 <= log_n <= 28. */
+cuzk_err cuzk_gpu_ntt(cuzk_gpu *g, cuzk_gpu_ntt_kind kind, unsigned log_n, cuzk_fr *a);
+
+/* backend.h compute_h on the device: a, b, c on the host, m = 2^log_m
+ * elements each; on return a holds h (a[m-1] = 0); b and c are unchanged. */
+cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr *b,
+                            const cuzk_fr *c);
+
+/* msm.h's split MSMs on the device, same arguments and result. The bases
+ * are copied to the device on first use and kept there (keyed by host
+ * address, size and a sample of the points) while device memory allows, so
+ * the parameters of a circuit are uploaded once per process. */
+cuzk_err cuzk_gpu_msm_g1(cuzk_gpu *g, blst_p1 *out, const blst_p1_affine *bases, size_t n_bases,
+                         const cuzk_fr *k, const uint64_t *density, size_t n,
+                         cuzk_msm_stats *stats);
+cuzk_err cuzk_gpu_msm_g2(cuzk_gpu *g, blst_p2 *out, const blst_p2_affine *bases, size_t n_bases,
+                         const cuzk_fr *k, const uint64_t *density, size_t n,
+                         cuzk_msm_stats *stats);
+/* Drop the resident bases (they are re-uploaded on next use). */
+void cuzk_gpu_msm_forget(cuzk_gpu *g);
+
+/* Benchmarks with inputs resident on the device (random data made there),
+ * timed with CUDA events, median of `reps`.
+ * ntt: ms[4] = forward, inverse, coset forward, coset inverse at 2^log_n.
+ * msm: for each log size in [log_lo, log_hi], the dense MSM of 2^log random
+ * points (made on the device) and scalars, ms[log - log_lo]; the result at
+ * 2^log_lo is also computed by the CPU MSM and must match (EINTERNAL if not). */
+cuzk_err cuzk_gpu_bench_ntt(cuzk_gpu *g, unsigned log_n, int reps, double ms[4]);
+cuzk_err cuzk_gpu_bench_msm(cuzk_gpu *g, int g2, unsigned log_lo, unsigned log_hi, int reps,
+                            double *ms);
 
 #ifdef __cplusplus
 }

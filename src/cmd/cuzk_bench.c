@@ -3,10 +3,17 @@
  *   cuzk-bench ntt   --log K [--reps R]              forward / inverse / coset NTT
  *   cuzk-bench msm   --n N [--g2] [--reps R]         dense MSM of random scalars
  *   cuzk-bench prove --params P --pce C --witness W [--reps R] [--backend B]
+ *   cuzk-bench gpu-ntt --log K [--reps R]            the same four NTTs on the GPU
+ *   cuzk-bench gpu-msm --log-lo A --log-hi B [--g2] [--reps R]
+ *                                                    dense GPU MSMs of 2^A..2^B points
  *
+ * GPU benchmarks keep their inputs on the device and report device time
+ * (CUDA events, median of the repetitions); gpu-msm also checks its
+ * smallest size against the CPU MSM.
  * Each prints one key=value line per measurement with the median over the
  * repetitions, the thread count and the peak RSS, for bench/RESULTS.md. */
 #include "cuzk/curve.h"
+#include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
@@ -191,6 +198,50 @@ static int bench_prove(int argc, char **argv)
 int cuzk_bench_client(int argc, char **argv); /* bench_client.c; -1: not a client command */
 #endif
 
+/* GPU benchmarks: inputs made and kept on the device, device times. */
+static int bench_gpu(int argc, char **argv, int msm)
+{
+    int reps = atoi(arg(argc, argv, "--reps", "3"));
+    if (reps < 1 || reps > MAX_REPS)
+        reps = 3;
+#ifdef CUZK_HAVE_CUDA
+    cuzk_gpu *g;
+    char desc[256];
+    cuzk_err e;
+    if ((e = cuzk_gpu_describe(0, desc, sizeof desc)) || (e = cuzk_gpu_open(0, &g)))
+        return die("gpu", e);
+    printf("# %s\n", desc);
+    if (msm) {
+        unsigned lo = (unsigned)atoi(arg(argc, argv, "--log-lo", "16")),
+                 hi = (unsigned)atoi(arg(argc, argv, "--log-hi", "20"));
+        int g2 = flag(argc, argv, "--g2");
+        double ms[32];
+        if (hi < lo || hi - lo >= 32)
+            return die("gpu-msm", cuzk_fail(CUZK_EINVAL, "bad --log-lo/--log-hi"));
+        if ((e = cuzk_gpu_bench_msm(g, g2, lo, hi, reps, ms)))
+            return die("gpu-msm", e);
+        for (unsigned l = lo; l <= hi; l++)
+            printf("gpu-msm group=%s log_n=%u reps=%d device_ms=%.2f%s\n", g2 ? "g2" : "g1", l,
+                   reps, ms[l - lo], l == lo ? " checked_vs_cpu=yes" : "");
+    } else {
+        unsigned log_n = (unsigned)atoi(arg(argc, argv, "--log", "20"));
+        double ms[4];
+        if ((e = cuzk_gpu_bench_ntt(g, log_n, reps, ms)))
+            return die("gpu-ntt", e);
+        printf("gpu-ntt log_n=%u reps=%d forward_ms=%.3f inverse_ms=%.3f coset_forward_ms=%.3f "
+               "coset_inverse_ms=%.3f\n",
+               log_n, reps, ms[0], ms[1], ms[2], ms[3]);
+    }
+    cuzk_gpu_close(g);
+    return 0;
+#else
+    (void)argc;
+    (void)argv;
+    (void)msm;
+    return die("gpu", cuzk_fail(CUZK_EUNSUPPORTED, "this build has no CUDA support"));
+#endif
+}
+
 int main(int argc, char **argv)
 {
 #ifdef CUZK_BENCH_CLIENT
@@ -199,7 +250,7 @@ int main(int argc, char **argv)
         return client_rc;
 #endif
     if (argc < 2) {
-        fprintf(stderr, "usage: cuzk-bench ntt|msm|prove [options]\n");
+        fprintf(stderr, "usage: cuzk-bench ntt|msm|prove|gpu-ntt|gpu-msm [options]\n");
         return 2;
     }
     const char *th = arg(argc - 2, argv + 2, "--threads", NULL);
@@ -209,6 +260,8 @@ int main(int argc, char **argv)
         return bench_ntt(argc - 2, argv + 2);
     if (!strcmp(argv[1], "msm"))
         return bench_msm(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "gpu-ntt") || !strcmp(argv[1], "gpu-msm"))
+        return bench_gpu(argc - 2, argv + 2, !strcmp(argv[1], "gpu-msm"));
     if (!strcmp(argv[1], "prove"))
         return bench_prove(argc - 2, argv + 2);
     fprintf(stderr, "cuzk-bench: unknown benchmark \"%s\"\n", argv[1]);

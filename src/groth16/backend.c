@@ -1,7 +1,6 @@
 /* Backend selection by name. "auto" prefers CUDA when this build has it and a
- * GPU is visible; the CUDA proving operations land with the CUDA backend, so
- * until then a request for "cuda" is refused with a clear message rather
- * than silently running on the CPU. */
+ * GPU is visible, else the CPU; "cuda" is refused with a clear message when
+ * it is not available rather than silently running on the CPU. */
 #include "backend_internal.h"
 #include "cuzk/gpu.h"
 
@@ -10,20 +9,17 @@
 cuzk_err cuzk_backend_open(const char *name, cuzk_backend **out)
 {
     *out = NULL;
-    if (!name || !strcmp(name, "cpu") || !strcmp(name, "auto"))
+    if (!name || !strcmp(name, "cpu"))
         return cuzk_backend_cpu_open(out);
-    if (!strcmp(name, "cuda")) {
+    if (!strcmp(name, "auto")) {
 #ifdef CUZK_HAVE_CUDA
-        if (cuzk_gpu_count() == 0)
-            return cuzk_fail(CUZK_EUNSUPPORTED, "backend cuda: no CUDA device is visible");
-        return cuzk_fail(CUZK_EUNSUPPORTED,
-                         "backend cuda: GPU proving operations are not in this version yet; "
-                         "use --backend cpu");
-#else
-        return cuzk_fail(CUZK_EUNSUPPORTED,
-                         "backend cuda: this build has no CUDA support (nvcc was not found)");
+        if (cuzk_gpu_count() > 0 && cuzk_backend_cuda_open(out) == CUZK_OK)
+            return CUZK_OK;
 #endif
+        return cuzk_backend_cpu_open(out);
     }
+    if (!strcmp(name, "cuda"))
+        return cuzk_backend_cuda_open(out);
     return cuzk_fail(CUZK_EINVAL, "unknown backend \"%s\" (expected cpu, cuda or auto)", name);
 }
 

@@ -5,5 +5,7 @@
 #include "cuzk/backend.h"
 
 cuzk_err cuzk_backend_cpu_open(cuzk_backend **out);
+/* EUNSUPPORTED without CUDA in the build or without a visible GPU. */
+cuzk_err cuzk_backend_cuda_open(cuzk_backend **out);
 
 #endif

@@ -1,0 +1,173 @@
+/* Point arithmetic of one short Weierstrass curve y^2 = x^3 + b (a = 0),
+ * written once and included by curve.cuh for G1 (over Fp) and G2 (over
+ * Fp2). The includer defines CRV (prefix: g1, g2) and CF (field prefix: fp,
+ * fp2).
+ *
+ * Affine points use blst's layout and its convention that (0, 0) is the
+ * point at infinity. Accumulators are XYZZ: x = X/ZZ, y = Y/ZZZ with
+ * ZZ^3 = ZZZ^2; ZZ = 0 is infinity. Mixed addition costs 8M+2S, XYZZ+XYZZ
+ * 12M+2S, doubling 6M+3S (formulas madd-2008-s, add-2008-s, dbl-2008-s-1 of
+ * the Explicit-Formulas Database). Each addition checks the exceptional
+ * cases (an operand at infinity, P = Q, P = -Q) so it is complete. */
+
+#define CRV_CAT2(a, b) a##b
+#define CRV_CAT(a, b) CRV_CAT2(a, b)
+#define PN(x) CRV_CAT(CRV, x)
+#define F(x) CRV_CAT(CF, x)
+#define FE CRV_CAT(CF, _t)
+#define AFF CRV_CAT(CRV, _aff_t)
+#define XYZZ CRV_CAT(CRV, _xyzz_t)
+
+typedef struct {
+    FE x, y;
+} AFF;
+
+typedef struct {
+    FE X, Y, ZZ, ZZZ;
+} XYZZ;
+
+static __device__ __forceinline__ int PN(_aff_is_inf)(AFF p)
+{
+    return F(_is_zero)(p.x) & F(_is_zero)(p.y);
+}
+
+static __device__ __forceinline__ AFF PN(_aff_neg)(AFF p)
+{
+    p.y = F(_neg)(p.y); /* (0, 0) stays (0, 0) */
+    return p;
+}
+
+static __device__ __forceinline__ XYZZ PN(_inf)(void)
+{
+    XYZZ r;
+    r.X = F(_one)();
+    r.Y = F(_one)();
+    r.ZZ = F(_zero)();
+    r.ZZZ = F(_zero)();
+    return r;
+}
+
+static __device__ __forceinline__ int PN(_is_inf)(XYZZ p)
+{
+    return F(_is_zero)(p.ZZ);
+}
+
+static __device__ __forceinline__ XYZZ PN(_from_aff)(AFF a)
+{
+    if (PN(_aff_is_inf)(a))
+        return PN(_inf)();
+    XYZZ r;
+    r.X = a.x;
+    r.Y = a.y;
+    r.ZZ = F(_one)();
+    r.ZZZ = F(_one)();
+    return r;
+}
+
+static __device__ __forceinline__ XYZZ PN(_neg)(XYZZ p)
+{
+    p.Y = F(_neg)(p.Y);
+    return p;
+}
+
+/* Doubling, full addition and the affine conversion are out of line: they
+ * are off the hot path (exceptional cases, reductions), and inlining them
+ * into every caller multiplies code size and compile time. */
+static __device__ __noinline__ XYZZ PN(_dbl)(XYZZ p)
+{
+    if (PN(_is_inf)(p))
+        return p;
+    FE U = F(_dbl)(p.Y);
+    FE V = F(_sqr)(U);
+    FE W = F(_mul)(U, V);
+    FE S = F(_mul)(p.X, V);
+    FE M = F(_sqr)(p.X);
+    M = F(_add)(F(_dbl)(M), M);
+    XYZZ r;
+    r.X = F(_sub)(F(_sqr)(M), F(_dbl)(S));
+    r.Y = F(_sub)(F(_mul)(M, F(_sub)(S, r.X)), F(_mul)(W, p.Y));
+    r.ZZ = F(_mul)(V, p.ZZ);
+    r.ZZZ = F(_mul)(W, p.ZZZ);
+    return r;
+}
+
+/* p + q with q affine. */
+static __device__ __forceinline__ XYZZ PN(_add_aff)(XYZZ p, AFF q)
+{
+    if (PN(_aff_is_inf)(q))
+        return p;
+    if (PN(_is_inf)(p))
+        return PN(_from_aff)(q);
+    FE U2 = F(_mul)(q.x, p.ZZ);
+    FE S2 = F(_mul)(q.y, p.ZZZ);
+    FE P = F(_sub)(U2, p.X);
+    FE R = F(_sub)(S2, p.Y);
+    if (F(_is_zero)(P)) {
+        if (F(_is_zero)(R))
+            return PN(_dbl)(PN(_from_aff)(q));
+        return PN(_inf)();
+    }
+    FE PP = F(_sqr)(P);
+    FE PPP = F(_mul)(P, PP);
+    FE Q = F(_mul)(p.X, PP);
+    XYZZ r;
+    r.X = F(_sub)(F(_sub)(F(_sqr)(R), PPP), F(_dbl)(Q));
+    r.Y = F(_sub)(F(_mul)(R, F(_sub)(Q, r.X)), F(_mul)(p.Y, PPP));
+    r.ZZ = F(_mul)(p.ZZ, PP);
+    r.ZZZ = F(_mul)(p.ZZZ, PPP);
+    return r;
+}
+
+static __device__ __noinline__ XYZZ PN(_add)(XYZZ p, XYZZ q)
+{
+    if (PN(_is_inf)(q))
+        return p;
+    if (PN(_is_inf)(p))
+        return q;
+    FE U1 = F(_mul)(p.X, q.ZZ);
+    FE U2 = F(_mul)(q.X, p.ZZ);
+    FE S1 = F(_mul)(p.Y, q.ZZZ);
+    FE S2 = F(_mul)(q.Y, p.ZZZ);
+    FE P = F(_sub)(U2, U1);
+    FE R = F(_sub)(S2, S1);
+    if (F(_is_zero)(P)) {
+        if (F(_is_zero)(R))
+            return PN(_dbl)(p);
+        return PN(_inf)();
+    }
+    FE PP = F(_sqr)(P);
+    FE PPP = F(_mul)(P, PP);
+    FE Q = F(_mul)(U1, PP);
+    XYZZ r;
+    r.X = F(_sub)(F(_sub)(F(_sqr)(R), PPP), F(_dbl)(Q));
+    r.Y = F(_sub)(F(_mul)(R, F(_sub)(Q, r.X)), F(_mul)(S1, PPP));
+    r.ZZ = F(_mul)(F(_mul)(p.ZZ, q.ZZ), PP);
+    r.ZZZ = F(_mul)(F(_mul)(p.ZZZ, q.ZZZ), PPP);
+    return r;
+}
+
+/* Affine form by one field inversion (Fermat); infinity gives (0, 0). */
+static __device__ __noinline__ AFF PN(_to_aff)(XYZZ p)
+{
+    AFF r;
+    if (PN(_is_inf)(p)) {
+        r.x = F(_zero)();
+        r.y = F(_zero)();
+        return r;
+    }
+    /* One inversion for both: t = 1/(ZZ ZZZ), 1/ZZ = t ZZZ, 1/ZZZ = t ZZ. */
+    FE t = F(_inv)(F(_mul)(p.ZZ, p.ZZZ));
+    FE izz = F(_mul)(t, p.ZZZ);
+    FE izzz = F(_mul)(t, p.ZZ);
+    r.x = F(_mul)(p.X, izz);
+    r.y = F(_mul)(p.Y, izzz);
+    return r;
+}
+
+#undef XYZZ
+#undef AFF
+#undef FE
+#undef F
+#undef PN
+#undef CRV_CAT
+#undef CRV_CAT2

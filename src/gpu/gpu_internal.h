@@ -1,0 +1,62 @@
+/* What the .cu files of src/gpu share: the cuzk_gpu handle and the helpers
+ * that turn CUDA errors into cuzk_err. Private to src/gpu. */
+#ifndef CUZK_GPU_INTERNAL_H
+#define CUZK_GPU_INTERNAL_H
+
+#include <cuda_runtime.h>
+
+/* The host headers are C: give their declarations C linkage here. */
+extern "C" {
+#include "cuzk/curve.h"
+#include "cuzk/fr.h"
+#include "cuzk/gpu.h"
+#include "cuzk/msm.h"
+}
+
+/* One resident set of MSM bases (see msm.cu). */
+#define GPU_MAX_RESIDENT 8
+#define GPU_SAMPLE 8
+typedef struct {
+    const void *host; /* key: host address, count, element size and a sample */
+    size_t n, elem;
+    unsigned char sample[GPU_SAMPLE][192];
+    void *dev;
+    uint64_t last_use;
+} gpu_resident;
+
+struct cuzk_gpu {
+    int ordinal;
+    cudaStream_t stream;
+    cudaEvent_t ev[4]; /* h2d start, kernels start, d2h start, end */
+    cuzk_gpu_times last;
+    /* NTT tables for size 2^ntt_log (0: none yet), built by ntt.cu. */
+    unsigned ntt_log, pow_bits;
+    void *tw;             /* 2^ntt_log Fr: tw[h + j] = omega_2h^j */
+    void *pow_g, *pow_gi; /* powers of g and 1/g: lo table then hi table */
+    /* MSM bases kept on the device, by msm.cu. */
+    gpu_resident res[GPU_MAX_RESIDENT];
+    uint64_t use_clock;
+};
+
+/* A CUDA error as a cuzk_err: ENOMEM for an allocation failure, EINTERNAL
+ * for anything else, with the CUDA message. */
+cuzk_err gpu_fail(cudaError_t e, const char *what);
+#define GPU_TRY(call, what)                                                                        \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess)                                                                     \
+            return gpu_fail(e_, what);                                                             \
+    } while (0)
+/* cudaMalloc with a message that says what did not fit and what was free. */
+cuzk_err gpu_alloc(void **p, size_t bytes, const char *what);
+
+void gpu_ntt_free(cuzk_gpu *g);
+/* n random Fr elements (below 2^253, valid Montgomery forms) at device a. */
+void gpu_rand_fr(cuzk_gpu *g, void *a, size_t n, uint64_t seed);
+
+/* Events around the phases of one operation; gpu_times_end fills g->last. */
+void gpu_times_begin(cuzk_gpu *g);
+void gpu_times_mark(cuzk_gpu *g, int phase); /* 1: kernels start, 2: d2h start */
+cuzk_err gpu_times_end(cuzk_gpu *g);
+
+#endif

@@ -1,0 +1,576 @@
+/* Multi-scalar multiplication on the device, G1 and G2, with the 0/1 split
+ * of msm.h (same arguments, same group element as the CPU MSM).
+ *
+ * 1. Split (k_msm_classify): each entry whose density bit is set gets its
+ *    base index (rank in the bitmap: a popcount prefix per 64-bit word plus
+ *    a popcount inside the word), its scalar leaves Montgomery form, and it
+ *    is dropped (0), appended to the "ones" list (1) or to the significant
+ *    list with its canonical scalar. Appends are warp-aggregated atomics,
+ *    so list order varies between runs; the sums do not (the group law is
+ *    exact).
+ * 2. Ones: each thread sums 64 listed bases with mixed XYZZ additions, then
+ *    a tree of XYZZ additions reduces the partial sums.
+ * 3. Pippenger over the significant entries: signed c-bit digits
+ *    (d in [-2^(c-1), 2^(c-1)], a carry into the next window), so a window
+ *    has 2^(c-1) buckets and a negative digit adds the negated base; c is
+ *    chosen for the size (msm_choose). For each window chunk: one (key,
+ *    value) pair per entry and window, key = window and bucket, value =
+ *    base index and sign; a CUB radix sort over the key bits only groups
+ *    them by bucket; k_msm_bounds finds each bucket's run; runs are cut
+ *    into work items of at most S entries (16..256, by size) so that a
+ *    crowded bucket (skewed digits, e.g. the short top window or scalars
+ *    sharing a digit) is spread over many threads; one thread per item sums
+ *    its entries (XYZZ += affine) and a per-bucket tree of XYZZ additions
+ *    joins the items of a bucket; one thread per segment of 32
+ *    buckets computes the segment's share of sum_j (j+1) B_j by running
+ *    sums; a tree of additions reduces segments to one sum per window.
+ *    The window sums (a few dozen points) are combined on the host by
+ *    Horner's rule with blst: c doublings per window, microseconds.
+ * Windows are processed in chunks sized to the free device memory, so a
+ * large MSM needs less memory at some cost in speed; an allocation that
+ * still fails returns CUZK_ENOMEM with what did not fit.
+ *
+ * Bases stay resident: the first call with a host array uploads it and
+ * later calls with the same array (address, size, sampled points) reuse the
+ * device copy, evicting the least recently used set when memory runs out.
+ *
+ * CUB (radix sort, prefix sum) is the one C++ library used; it is called
+ * through its plain entry points. */
+#include <cub/cub.cuh>
+#include <stdlib.h>
+#include <string.h>
+
+#include "curve.cuh"
+#include "gpu_internal.h"
+
+typedef struct {
+    unsigned c;  /* window bits */
+    unsigned nw; /* windows: c * nw >= 256 leaves room for the last carry */
+    unsigned wb; /* windows per chunk (memory) */
+} msm_plan;
+
+/* Cost model: nw * (m bucket additions + ~3 additions per bucket for the
+ * reduction); c in [4, 20]. Chunk so that pairs and buckets fit in ~80%
+ * of free memory. */
+static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes)
+{
+    double best = 0;
+    p->c = 4;
+    for (unsigned c = 4; c <= 20; c++) {
+        unsigned nw = (256 + c - 1) / c;
+        double cost = (double)nw * ((double)m + 3.0 * (double)((size_t)1 << (c - 1)));
+        if (c == 4 || cost < best) {
+            best = cost;
+            p->c = c;
+        }
+    }
+    p->nw = (256 + p->c - 1) / p->c;
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    /* per window: pairs and sort scratch, work items (at most m/16 plus one
+     * per bucket) with their partial sums, bucket bounds */
+    size_t per_window = m * 4 * sizeof(uint32_t) * 5 / 4 + (m / 16) * (xyzz_bytes + 12) +
+                        ((size_t)1 << (p->c - 1)) * (xyzz_bytes + 28);
+    size_t fit = (size_t)(free_b * 0.8) / (per_window ? per_window : 1);
+    p->wb = fit < 1 ? 1 : fit > p->nw ? p->nw : (unsigned)fit;
+}
+
+__global__ void k_msm_popc(const uint64_t *bits, size_t words, uint32_t *cnt)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < words)
+        cnt[i] = (uint32_t)__popcll(bits[i]);
+}
+
+/* Warp-aggregated append: returns this lane's slot when pred holds. */
+static __device__ __forceinline__ uint32_t warp_append(uint32_t *counter, int pred)
+{
+    unsigned mask = __ballot_sync(0xffffffffu, pred), lane = threadIdx.x & 31;
+    uint32_t base = 0;
+    if (mask) {
+        unsigned leader = __ffs(mask) - 1;
+        if (lane == leader)
+            base = atomicAdd(counter, (uint32_t)__popc(mask));
+        base = __shfl_sync(0xffffffffu, base, leader);
+    }
+    return base + (uint32_t)__popc(mask & ((1u << lane) - 1));
+}
+
+/* counters: [0] zeros, [1] ones, [2] significant, [3] considered. */
+__global__ void k_msm_classify(const fr_t *k, const uint64_t *dens, const uint32_t *pre, size_t n,
+                               uint32_t *ones_idx, uint32_t *sig_idx, fr_t *sig_k,
+                               uint32_t *counters)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i0 = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) & ~(size_t)31; i0 < n;
+         i0 += stride) {
+        size_t i = i0 + (threadIdx.x & 31);
+        int kind = 0; /* 0 none, 1 zero, 2 one, 3 significant */
+        uint32_t base = 0;
+        fr_t s;
+        if (i < n) {
+            int has = 1;
+            if (dens) {
+                uint64_t wd = dens[i / 64];
+                has = (wd >> (i % 64)) & 1;
+                base = pre[i / 64] + (uint32_t)__popcll(wd & ((1ULL << (i % 64)) - 1));
+            } else {
+                base = (uint32_t)i;
+            }
+            if (has) {
+                s = fr_from_mont(k[i]);
+                uint32_t hi = 0;
+#pragma unroll
+                for (int j = 1; j < 8; j++)
+                    hi |= s.l[j];
+                kind = (hi == 0 && s.l[0] == 0) ? 1 : (hi == 0 && s.l[0] == 1) ? 2 : 3;
+            }
+        }
+        unsigned any = __ballot_sync(0xffffffffu, kind != 0);
+        if (!any)
+            continue;
+        unsigned zeros = __ballot_sync(0xffffffffu, kind == 1),
+                 considered = __ballot_sync(0xffffffffu, kind != 0);
+        if ((threadIdx.x & 31) == 0) {
+            if (zeros)
+                atomicAdd(&counters[0], (uint32_t)__popc(zeros));
+            atomicAdd(&counters[3], (uint32_t)__popc(considered));
+        }
+        uint32_t po = warp_append(&counters[1], kind == 2);
+        uint32_t ps = warp_append(&counters[2], kind == 3);
+        if (kind == 2)
+            ones_idx[po] = base;
+        if (kind == 3) {
+            sig_idx[ps] = base;
+            sig_k[ps] = s;
+        }
+    }
+}
+
+/* Signed digits of windows [w0, w0 + nw) of each canonical scalar. */
+__global__ void k_msm_digits(const fr_t *sk, const uint32_t *sidx, size_t m, unsigned c,
+                             unsigned w0, unsigned nw, uint32_t *keys, uint32_t *vals)
+{
+    size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (e >= m)
+        return;
+    fr_t s = sk[e];
+    uint32_t idx = sidx[e], carry = 0, half = 1u << (c - 1), mask = (1u << c) - 1;
+    uint32_t sentinel = nw << (c - 1);
+    for (unsigned w = 0; w < w0 + nw; w++) {
+        unsigned b = w * c, limb = b / 32, sh = b % 32;
+        uint64_t v = limb < 8 ? s.l[limb] : 0;
+        if (limb + 1 < 8)
+            v |= (uint64_t)s.l[limb + 1] << 32;
+        uint32_t raw = (uint32_t)(v >> sh) & mask;
+        raw += carry;
+        int32_t d;
+        if (raw > half) {
+            d = (int32_t)raw - (int32_t)(1u << c);
+            carry = 1;
+        } else {
+            d = (int32_t)raw;
+            carry = 0;
+        }
+        if (w < w0)
+            continue;
+        size_t o = (size_t)(w - w0) * m + e;
+        if (d == 0) {
+            keys[o] = sentinel;
+            vals[o] = 0;
+        } else {
+            uint32_t mag = d < 0 ? (uint32_t)(-d) : (uint32_t)d;
+            keys[o] = ((w - w0) << (c - 1)) | (mag - 1);
+            vals[o] = idx | (d < 0 ? 0x80000000u : 0);
+        }
+    }
+}
+
+/* Run boundaries of each bucket in the sorted keys (sentinel keys >= nb). */
+__global__ void k_msm_bounds(const uint32_t *keys, size_t total, uint32_t nb, uint32_t *starts,
+                             uint32_t *ends)
+{
+    size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (p >= total)
+        return;
+    uint32_t k = keys[p];
+    if (k >= nb)
+        return;
+    if (p == 0 || keys[p - 1] != k)
+        starts[k] = (uint32_t)p;
+    if (p + 1 == total || keys[p + 1] != k)
+        ends[k] = (uint32_t)(p + 1);
+}
+
+/* Work items per bucket: ceil(count / S); maxk gets the largest. */
+__global__ void k_msm_item_counts(const uint32_t *starts, const uint32_t *ends, size_t nb,
+                                  uint32_t S, uint32_t *kcount, uint32_t *maxk)
+{
+    size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (b >= nb)
+        return;
+    uint32_t k = (ends[b] - starts[b] + S - 1) / S;
+    kcount[b] = k;
+    if (k > 1)
+        atomicMax(maxk, k);
+}
+
+/* The items of each bucket, in bucket order (off = prefix of kcount). */
+__global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const uint32_t *off,
+                            const uint32_t *kcount, size_t nb, uint32_t S, uint32_t *item_start,
+                            uint32_t *item_end, uint32_t *item_bucket)
+{
+    size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (b >= nb)
+        return;
+    uint32_t s = starts[b], e = ends[b], o = off[b];
+    for (uint32_t q = 0; q < kcount[b]; q++) {
+        uint32_t lo = s + q * S;
+        item_start[o + q] = lo;
+        item_end[o + q] = lo + S < e ? lo + S : e;
+        item_bucket[o + q] = (uint32_t)b;
+    }
+}
+
+#define CRV g1
+#define H_PT blst_p1
+#define H_FP blst_fp
+#define H_FP_MUL blst_fp_mul
+#define H_FP_SQR blst_fp_sqr
+#define H_DBL blst_p1_double
+#define H_ADD blst_p1_add_or_double
+#include "msm_impl.cuh"
+#undef CRV
+#undef H_PT
+#undef H_FP
+#undef H_FP_MUL
+#undef H_FP_SQR
+#undef H_DBL
+#undef H_ADD
+
+#define CRV g2
+#define H_PT blst_p2
+#define H_FP blst_fp2
+#define H_FP_MUL blst_fp2_mul
+#define H_FP_SQR blst_fp2_sqr
+#define H_DBL blst_p2_double
+#define H_ADD blst_p2_add_or_double
+#include "msm_impl.cuh"
+#undef CRV
+#undef H_PT
+#undef H_FP
+#undef H_FP_MUL
+#undef H_FP_SQR
+#undef H_DBL
+#undef H_ADD
+
+/* ---- resident bases ------------------------------------------------------ */
+
+static void resident_sample(const void *host, size_t n, size_t elem, unsigned char s[][192])
+{
+    for (int i = 0; i < GPU_SAMPLE; i++) {
+        size_t at = n ? (n - 1) * (size_t)i / (GPU_SAMPLE - 1) : 0;
+        memset(s[i], 0, 192);
+        if (n)
+            memcpy(s[i], (const unsigned char *)host + at * elem, elem);
+    }
+}
+
+static void resident_drop(gpu_resident *r)
+{
+    cudaFree(r->dev);
+    memset(r, 0, sizeof *r);
+}
+
+extern "C" void cuzk_gpu_msm_forget(cuzk_gpu *g)
+{
+    for (int i = 0; i < GPU_MAX_RESIDENT; i++)
+        if (g->res[i].dev)
+            resident_drop(&g->res[i]);
+}
+
+/* The device copy of host bases, uploading (and evicting) as needed. */
+static cuzk_err resident_get(cuzk_gpu *g, const void *host, size_t n, size_t elem, void **dev)
+{
+    unsigned char s[GPU_SAMPLE][192];
+    resident_sample(host, n, elem, s);
+    g->use_clock++;
+    for (int i = 0; i < GPU_MAX_RESIDENT; i++) {
+        gpu_resident *r = &g->res[i];
+        if (r->dev && r->host == host && r->n == n && r->elem == elem &&
+            !memcmp(r->sample, s, sizeof s)) {
+            r->last_use = g->use_clock;
+            *dev = r->dev;
+            return CUZK_OK;
+        }
+    }
+    /* A slot: a free one, else the least recently used. */
+    int slot = 0;
+    for (int i = 0; i < GPU_MAX_RESIDENT; i++) {
+        if (!g->res[i].dev) {
+            slot = i;
+            break;
+        }
+        if (g->res[i].last_use < g->res[slot].last_use)
+            slot = i;
+    }
+    if (g->res[slot].dev)
+        resident_drop(&g->res[slot]);
+    void *d = NULL;
+    cuzk_err rc = gpu_alloc(&d, n * elem, "MSM bases");
+    while (rc == CUZK_ENOMEM) { /* evict the least recently used set and retry */
+        int v = -1;
+        for (int i = 0; i < GPU_MAX_RESIDENT; i++)
+            if (g->res[i].dev && (v < 0 || g->res[i].last_use < g->res[v].last_use))
+                v = i;
+        if (v < 0)
+            return rc;
+        resident_drop(&g->res[v]);
+        rc = gpu_alloc(&d, n * elem, "MSM bases");
+    }
+    if (rc)
+        return rc;
+    cudaError_t e = cudaMemcpy(d, host, n * elem, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+        cudaFree(d);
+        return gpu_fail(e, "MSM bases upload");
+    }
+    gpu_resident *r = &g->res[slot];
+    r->host = host;
+    r->n = n;
+    r->elem = elem;
+    memcpy(r->sample, s, sizeof s);
+    r->dev = d;
+    r->last_use = g->use_clock;
+    *dev = d;
+    return CUZK_OK;
+}
+
+/* ---- the split MSM --------------------------------------------------------- */
+
+/* The split MSM over device scalars dk (Montgomery form) and an optional
+ * device density bitmap dd (n bits). */
+static cuzk_err msm_core(cuzk_gpu *g, int g2, void *out, const void *dbases, const fr_t *dk,
+                         const uint64_t *dd, size_t n, cuzk_msm_stats *stats)
+{
+    size_t words = (n + 63) / 64;
+    void *buf = NULL, *cub_tmp = NULL;
+    size_t cub_bytes = 0;
+    /* sig_k: n Fr; ones and significant indices; counts, prefix; counters */
+    size_t bytes = n * sizeof(fr_t) + 2 * n * sizeof(uint32_t) + words * 2 * sizeof(uint32_t) +
+                   4 * sizeof(uint32_t);
+    CUZK_TRY(gpu_alloc(&buf, bytes, "MSM split lists"));
+    fr_t *sig_k = (fr_t *)buf;
+    uint32_t *ones_idx = (uint32_t *)(sig_k + n), *sig_idx = ones_idx + n;
+    uint32_t *cnt = sig_idx + n, *pre = cnt + words, *counters = pre + words;
+    cuzk_err rc = CUZK_OK;
+    uint32_t hc[4];
+    cudaMemsetAsync(counters, 0, 4 * sizeof(uint32_t), g->stream);
+    if (dd) {
+        k_msm_popc<<<(unsigned)((words + 255) / 256), 256, 0, g->stream>>>(dd, words, cnt);
+        cub::DeviceScan::ExclusiveSum(cub_tmp, cub_bytes, cnt, pre, words, g->stream);
+        if ((rc = gpu_alloc(&cub_tmp, cub_bytes, "MSM scan scratch")))
+            goto done;
+        cub::DeviceScan::ExclusiveSum(cub_tmp, cub_bytes, cnt, pre, words, g->stream);
+    }
+    {
+        size_t blocks = (n + 255) / 256;
+        k_msm_classify<<<(unsigned)(blocks > 65536 ? 65536 : blocks), 256, 0, g->stream>>>(
+            dk, dd, pre, n, ones_idx, sig_idx, sig_k, counters);
+        cudaError_t e = cudaMemcpyAsync(hc, counters, sizeof hc, cudaMemcpyDeviceToHost, g->stream);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(g->stream);
+        if (e != cudaSuccess) {
+            rc = gpu_fail(e, "MSM split");
+            goto done;
+        }
+    }
+    if (g2)
+        rc = g2_msm_device(g, (blst_p2 *)out, (const g2_aff_t *)dbases, ones_idx, hc[1], sig_idx,
+                           sig_k, hc[2]);
+    else
+        rc = g1_msm_device(g, (blst_p1 *)out, (const g1_aff_t *)dbases, ones_idx, hc[1], sig_idx,
+                           sig_k, hc[2]);
+    if (!rc && stats) {
+        stats->n = hc[3];
+        stats->zeros = hc[0];
+        stats->ones = hc[1];
+        stats->others = hc[2];
+    }
+done:
+    cudaFree(cub_tmp);
+    cudaFree(buf);
+    return rc;
+}
+
+static cuzk_err msm_split(cuzk_gpu *g, int g2, void *out, const void *bases, size_t n_bases,
+                          const cuzk_fr *k, const uint64_t *density, size_t n,
+                          cuzk_msm_stats *stats)
+{
+    size_t elem = g2 ? sizeof(g2_aff_t) : sizeof(g1_aff_t);
+    if (n > 0x7fffffffu)
+        return cuzk_fail(CUZK_EINVAL, "GPU MSM: %zu entries (at most 2^31 - 1)", n);
+    size_t want = density ? cuzk_bitmap_count(density, n) : n;
+    if (n_bases != want)
+        return cuzk_fail(CUZK_EINVAL, "GPU MSM: %zu bases for %zu entries with a base", n_bases,
+                         want);
+    GPU_TRY(cudaSetDevice(g->ordinal), "select device");
+    if (n == 0 || n_bases == 0) {
+        memset(out, 0, g2 ? sizeof(blst_p2) : sizeof(blst_p1));
+        if (stats)
+            memset(stats, 0, sizeof *stats);
+        return CUZK_OK;
+    }
+    void *dbases, *buf;
+    CUZK_TRY(resident_get(g, bases, n_bases, elem, &dbases));
+    size_t words = (n + 63) / 64;
+    CUZK_TRY(gpu_alloc(&buf, n * sizeof(fr_t) + words * sizeof(uint64_t), "MSM scalars"));
+    fr_t *dk = (fr_t *)buf;
+    uint64_t *dd = (uint64_t *)(dk + n);
+    gpu_times_begin(g);
+    cudaMemcpyAsync(dk, k, n * sizeof(fr_t), cudaMemcpyHostToDevice, g->stream);
+    if (density)
+        cudaMemcpyAsync(dd, density, words * sizeof(uint64_t), cudaMemcpyHostToDevice, g->stream);
+    gpu_times_mark(g, 1);
+    cuzk_err rc = msm_core(g, g2, out, dbases, dk, density ? dd : NULL, n, stats);
+    gpu_times_mark(g, 2);
+    if (!rc)
+        rc = gpu_times_end(g);
+    cudaFree(buf);
+    return rc;
+}
+
+extern "C" cuzk_err cuzk_gpu_msm_g1(cuzk_gpu *g, blst_p1 *out, const blst_p1_affine *bases,
+                                    size_t n_bases, const cuzk_fr *k, const uint64_t *density,
+                                    size_t n, cuzk_msm_stats *stats)
+{
+    return msm_split(g, 0, out, bases, n_bases, k, density, n, stats);
+}
+
+extern "C" cuzk_err cuzk_gpu_msm_g2(cuzk_gpu *g, blst_p2 *out, const blst_p2_affine *bases,
+                                    size_t n_bases, const cuzk_fr *k, const uint64_t *density,
+                                    size_t n, cuzk_msm_stats *stats)
+{
+    return msm_split(g, 1, out, bases, n_bases, k, density, n, stats);
+}
+
+/* ---- benchmark ------------------------------------------------------------- */
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Random affine host points k_i * generator (fixed-base tables of blst). */
+static cuzk_err host_points(int g2, void *out, size_t n, uint64_t seed)
+{
+    cuzk_fr *k = (cuzk_fr *)malloc(n * sizeof(cuzk_fr));
+    if (!k)
+        return cuzk_fail(CUZK_ENOMEM, "bench points: out of host memory");
+    cuzk_fr_vec_rng(k, n, seed);
+    cuzk_err rc;
+    if (g2) {
+        cuzk_g2_fixed t;
+        if (!(rc = cuzk_g2_fixed_init(&t, blst_p2_generator(), 8))) {
+            cuzk_g2_fixed_mul_batch((blst_p2_affine *)out, &t, k, n);
+            cuzk_g2_fixed_free(&t);
+        }
+    } else {
+        cuzk_g1_fixed t;
+        if (!(rc = cuzk_g1_fixed_init(&t, blst_p1_generator(), 10))) {
+            cuzk_g1_fixed_mul_batch((blst_p1_affine *)out, &t, k, n);
+            cuzk_g1_fixed_free(&t);
+        }
+    }
+    free(k);
+    return rc;
+}
+
+extern "C" cuzk_err cuzk_gpu_bench_msm(cuzk_gpu *g, int g2, unsigned log_lo, unsigned log_hi,
+                                       int reps, double *ms)
+{
+    if (log_lo < 10 || log_hi < log_lo || log_hi > 30 || reps < 1 || reps > 64)
+        return cuzk_fail(CUZK_EINVAL, "GPU MSM bench: sizes 2^%u..2^%u, reps %d", log_lo, log_hi,
+                         reps);
+    GPU_TRY(cudaSetDevice(g->ordinal), "select device");
+    size_t elem = g2 ? sizeof(g2_aff_t) : sizeof(g1_aff_t), n = (size_t)1 << log_hi;
+    const unsigned logA = 10;
+    size_t nA = (size_t)1 << logA, nB = n >> logA, nlo = (size_t)1 << log_lo;
+    unsigned char *hA = (unsigned char *)malloc((nA + nB) * elem);
+    unsigned char *hb = (unsigned char *)malloc(nlo * elem);
+    cuzk_fr *hk = (cuzk_fr *)malloc(nlo * sizeof(cuzk_fr));
+    void *dA = NULL, *dbases = NULL, *dk = NULL;
+    cuzk_err rc = CUZK_OK;
+    if (!hA || !hb || !hk) {
+        rc = cuzk_fail(CUZK_ENOMEM, "GPU MSM bench: out of host memory");
+        goto done;
+    }
+    if ((rc = host_points(g2, hA, nA, 101)) || (rc = host_points(g2, hA + nA * elem, nB, 202)) ||
+        (rc = gpu_alloc(&dA, (nA + nB) * elem, "bench seeds")) ||
+        (rc = gpu_alloc(&dbases, n * elem, "bench bases")) ||
+        (rc = gpu_alloc(&dk, n * sizeof(fr_t), "bench scalars")))
+        goto done;
+    cudaMemcpy(dA, hA, (nA + nB) * elem, cudaMemcpyHostToDevice);
+    if (g2)
+        g2_k_gen_points<<<(unsigned)((n + 127) / 128), 128, 0, g->stream>>>(
+            (const g2_aff_t *)dA, logA, (const g2_aff_t *)dA + nA, n, (g2_aff_t *)dbases);
+    else
+        g1_k_gen_points<<<(unsigned)((n + 127) / 128), 128, 0, g->stream>>>(
+            (const g1_aff_t *)dA, logA, (const g1_aff_t *)dA + nA, n, (g1_aff_t *)dbases);
+    gpu_rand_fr(g, dk, n, 777);
+    {
+        cudaError_t e = cudaStreamSynchronize(g->stream);
+        if (e != cudaSuccess) {
+            rc = gpu_fail(e, "bench inputs");
+            goto done;
+        }
+    }
+    for (unsigned lg = log_lo; lg <= log_hi && !rc; lg++) {
+        size_t m = (size_t)1 << lg;
+        double t[65];
+        blst_p2 out; /* large enough for either group */
+        for (int r = -1; r < reps && !rc; r++) {
+            cudaEventRecord(g->ev[0], g->stream);
+            rc = msm_core(g, g2, &out, dbases, (const fr_t *)dk, NULL, m, NULL);
+            cudaEventRecord(g->ev[3], g->stream);
+            cudaEventSynchronize(g->ev[3]);
+            float f = 0;
+            cudaEventElapsedTime(&f, g->ev[0], g->ev[3]);
+            if (r >= 0)
+                t[r] = f;
+        }
+        if (rc)
+            break;
+        qsort(t, (size_t)reps, sizeof(double), cmp_double);
+        ms[lg - log_lo] = t[reps / 2];
+        if (lg == log_lo) { /* check against the CPU MSM */
+            cudaMemcpy(hb, dbases, nlo * elem, cudaMemcpyDeviceToHost);
+            cudaMemcpy(hk, dk, nlo * sizeof(fr_t), cudaMemcpyDeviceToHost);
+            int same;
+            if (g2) {
+                blst_p2 want;
+                if ((rc = cuzk_msm_g2(&want, (const blst_p2_affine *)hb, nlo, hk, NULL, nlo, NULL)))
+                    break;
+                same = blst_p2_is_equal(&want, &out);
+            } else {
+                blst_p1 want;
+                if ((rc = cuzk_msm_g1(&want, (const blst_p1_affine *)hb, nlo, hk, NULL, nlo, NULL)))
+                    break;
+                same = blst_p1_is_equal(&want, (const blst_p1 *)&out);
+            }
+            if (!same)
+                rc = cuzk_fail(CUZK_EINTERNAL,
+                               "GPU MSM bench: %s result at 2^%u differs from the CPU",
+                               g2 ? "G2" : "G1", lg);
+        }
+    }
+done:
+    cudaFree(dA);
+    cudaFree(dbases);
+    cudaFree(dk);
+    free(hA);
+    free(hb);
+    free(hk);
+    return rc;
+}

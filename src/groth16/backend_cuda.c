@@ -1,0 +1,89 @@
+/* The CUDA backend: the proving operations on one GPU (device 0).
+ *
+ *   compute_h            on the GPU (src/gpu/ntt.cu: inverse NTTs, coset
+ *                        NTTs, pointwise a*b-c divided by Z, coset iNTT)
+ *   msm_g1, msm_g2       on the GPU (src/gpu/msm.cu: 0/1 split, Pippenger
+ *                        with device bucket sorting; bases stay resident
+ *                        on the device across proofs)
+ *   compute_h_odd_coset  not on the GPU yet: NULL, so the prover runs the
+ *                        CPU reference (cuzk_h_odd_coset_cpu) for the
+ *                        snarkjs basis
+ *
+ * Every result equals the CPU backend's bit for bit (tests/gpu). Without
+ * CUDA in the build this file defines only a constructor that refuses. */
+#include "backend_internal.h"
+
+#include <stdlib.h>
+
+#ifdef CUZK_HAVE_CUDA
+#include "cuzk/gpu.h"
+
+static cuzk_gpu *gpu_of(cuzk_backend *be)
+{
+    return (cuzk_gpu *)be->impl;
+}
+
+static cuzk_err cuda_compute_h(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c)
+{
+    return cuzk_gpu_compute_h(gpu_of(be), log_m, a, b, c);
+}
+
+static cuzk_err cuda_msm_g1(cuzk_backend *be, blst_p1 *out, const blst_p1_affine *bases,
+                            size_t n_bases, const cuzk_fr *k, const uint64_t *density, size_t n,
+                            cuzk_msm_stats *stats)
+{
+    return cuzk_gpu_msm_g1(gpu_of(be), out, bases, n_bases, k, density, n, stats);
+}
+
+static cuzk_err cuda_msm_g2(cuzk_backend *be, blst_p2 *out, const blst_p2_affine *bases,
+                            size_t n_bases, const cuzk_fr *k, const uint64_t *density, size_t n,
+                            cuzk_msm_stats *stats)
+{
+    return cuzk_gpu_msm_g2(gpu_of(be), out, bases, n_bases, k, density, n, stats);
+}
+
+static void cuda_close(cuzk_backend *be)
+{
+    cuzk_gpu_close(gpu_of(be));
+    free(be);
+}
+
+static const cuzk_backend_ops cuda_ops = {
+    .name = "cuda",
+    .compute_h = cuda_compute_h,
+    .msm_g1 = cuda_msm_g1,
+    .msm_g2 = cuda_msm_g2,
+    .close = cuda_close,
+    .compute_h_odd_coset = NULL,
+};
+
+cuzk_err cuzk_backend_cuda_open(cuzk_backend **out)
+{
+    *out = NULL;
+    if (cuzk_gpu_count() == 0)
+        return cuzk_fail(CUZK_EUNSUPPORTED, "backend cuda: no CUDA device is visible");
+    cuzk_backend *be = calloc(1, sizeof *be);
+    if (!be)
+        return cuzk_fail(CUZK_ENOMEM, "cuda backend: out of memory");
+    cuzk_gpu *g;
+    cuzk_err rc = cuzk_gpu_open(0, &g);
+    if (rc) {
+        free(be);
+        return rc;
+    }
+    be->ops = &cuda_ops;
+    be->impl = g;
+    *out = be;
+    return CUZK_OK;
+}
+
+#else
+
+cuzk_err cuzk_backend_cuda_open(cuzk_backend **out)
+{
+    *out = NULL;
+    return cuzk_fail(CUZK_EUNSUPPORTED,
+                     "backend cuda: this build has no CUDA support (nvcc was not found)");
+}
+
+#endif

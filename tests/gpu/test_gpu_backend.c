@@ -1,0 +1,293 @@
+/* The CUDA backend against the CPU reference, on a GPU: the four NTTs at
+ * sizes 2^1..2^22 (every plan shape of ntt.cu), H at several sizes, split
+ * MSMs in G1 and G2 with and without density bitmaps and with scalars 0, 1,
+ * r-1, small and random, bases reused from device memory and re-uploaded
+ * when they change, whole Groth16 proofs with fixed r, s (bit-identical
+ * bytes, and they verify), and the errors for bad arguments. Every result
+ * must equal the CPU's exactly. Needs a GPU (ctest label "gpu"). */
+#include "check.h"
+#include "cuzk/backend.h"
+#include "cuzk/curve.h"
+#include "cuzk/gpu.h"
+#include "cuzk/groth16.h"
+#include "cuzk/msm.h"
+#include "cuzk/ntt.h"
+#include "cuzk/r1cs.h"
+#include "cuzk/synth.h"
+
+#include <unistd.h>
+
+static cuzk_gpu *gpu;
+
+static void test_ntt(unsigned log_n)
+{
+    cuzk_ntt_domain d;
+    CHECK_OK(cuzk_ntt_domain_init(&d, log_n));
+    size_t n = d.n;
+    cuzk_fr *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    void (*cpu[4])(const cuzk_ntt_domain *, cuzk_fr *) = {
+        cuzk_ntt_forward, cuzk_ntt_inverse, cuzk_ntt_coset_forward, cuzk_ntt_coset_inverse};
+    for (int k = 0; k < 4; k++) {
+        cuzk_fr_vec_rng(x, n, 1000 + log_n * 4 + (unsigned)k);
+        memcpy(y, x, n * sizeof *x);
+        cpu[k](&d, x);
+        CHECK_OK(cuzk_gpu_ntt(gpu, (cuzk_gpu_ntt_kind)k, log_n, y));
+        int same = !memcmp(x, y, n * sizeof *x);
+        CHECK(same);
+        if (!same)
+            fprintf(stderr, "  NTT kind %d differs at 2^%u\n", k, log_n);
+    }
+    free(x);
+    free(y);
+    cuzk_ntt_domain_free(&d);
+}
+
+static void test_h(cuzk_backend *cpu, cuzk_backend *cuda, unsigned log_m)
+{
+    size_t m = (size_t)1 << log_m;
+    cuzk_fr *v[2][3];
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < 3; i++) {
+            v[s][i] = malloc(m * sizeof(cuzk_fr));
+            cuzk_fr_vec_rng(v[s][i], m, 77 + log_m * 3 + (unsigned)i);
+        }
+    CHECK_OK(cpu->ops->compute_h(cpu, log_m, v[0][0], v[0][1], v[0][2]));
+    CHECK_OK(cuda->ops->compute_h(cuda, log_m, v[1][0], v[1][1], v[1][2]));
+    int same = !memcmp(v[0][0], v[1][0], m * sizeof(cuzk_fr));
+    CHECK(same);
+    if (!same)
+        fprintf(stderr, "  H differs at 2^%u\n", log_m);
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < 3; i++)
+            free(v[s][i]);
+}
+
+/* Scalar patterns: 0 mixed 0/1/random, 1 random, 2 all one, 3 all zero,
+ * 4 edge values (r-1, 2, 3, 2^k, 1, 0) mixed with random. */
+static void scalars(cuzk_fr *k, size_t n, int pattern, uint64_t seed)
+{
+    cuzk_rng g;
+    cuzk_rng_seed(&g, seed);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = cuzk_rng_u64(&g);
+        cuzk_fr_rng(&k[i], &g);
+        if (pattern == 0 && r % 3 == 0)
+            cuzk_fr_zero(&k[i]);
+        else if (pattern == 0 && r % 3 == 1)
+            cuzk_fr_one(&k[i]);
+        else if (pattern == 2)
+            cuzk_fr_one(&k[i]);
+        else if (pattern == 3)
+            cuzk_fr_zero(&k[i]);
+        else if (pattern == 4) {
+            switch (r % 6) {
+            case 0:
+                cuzk_fr_one(&k[i]);
+                cuzk_fr_neg(&k[i], &k[i]);
+                break;
+            case 1: cuzk_fr_from_u64(&k[i], 2 + (r >> 32) % 2); break;
+            case 2: cuzk_fr_from_u64(&k[i], 1ULL << ((r >> 16) % 64)); break;
+            case 3: cuzk_fr_one(&k[i]); break;
+            case 4: cuzk_fr_zero(&k[i]); break;
+            default: break;
+            }
+        }
+    }
+}
+
+static uint64_t *density(size_t n, int with, uint64_t seed, size_t *nb)
+{
+    uint64_t *d = calloc((n + 63) / 64 + 1, 8);
+    cuzk_rng g;
+    cuzk_rng_seed(&g, seed);
+    *nb = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!with || cuzk_rng_u64(&g) % 10 < 7) {
+            d[i / 64] |= 1ULL << (i % 64);
+            (*nb)++;
+        }
+    return d;
+}
+
+static void g1_points(blst_p1_affine *out, size_t n, uint64_t seed)
+{
+    cuzk_fr *k = malloc(n * sizeof *k);
+    cuzk_g1_fixed t;
+    cuzk_fr_vec_rng(k, n, seed);
+    CHECK_OK(cuzk_g1_fixed_init(&t, blst_p1_generator(), 8));
+    cuzk_g1_fixed_mul_batch(out, &t, k, n);
+    cuzk_g1_fixed_free(&t);
+    free(k);
+}
+
+static void g2_points(blst_p2_affine *out, size_t n, uint64_t seed)
+{
+    cuzk_fr *k = malloc(n * sizeof *k);
+    cuzk_g2_fixed t;
+    cuzk_fr_vec_rng(k, n, seed);
+    CHECK_OK(cuzk_g2_fixed_init(&t, blst_p2_generator(), 6));
+    cuzk_g2_fixed_mul_batch(out, &t, k, n);
+    cuzk_g2_fixed_free(&t);
+    free(k);
+}
+
+static int stats_equal(const cuzk_msm_stats *a, const cuzk_msm_stats *b)
+{
+    return a->n == b->n && a->zeros == b->zeros && a->ones == b->ones && a->others == b->others;
+}
+
+static void test_msm_g1(size_t n, int with_density, int pattern)
+{
+    size_t nb;
+    uint64_t *d = density(n, with_density, n * 7 + (unsigned)pattern, &nb);
+    blst_p1_affine *bases = malloc((nb + 1) * sizeof *bases);
+    cuzk_fr *k = malloc(n * sizeof *k);
+    g1_points(bases, nb, n + 11);
+    if (nb > 2)
+        memset(&bases[nb / 2], 0, sizeof *bases); /* a base at infinity */
+    scalars(k, n, pattern, n * 13 + (unsigned)pattern);
+    blst_p1 want, got;
+    cuzk_msm_stats sw, sg;
+    CHECK_OK(cuzk_msm_g1(&want, bases, nb, k, with_density ? d : NULL, n, &sw));
+    CHECK_OK(cuzk_gpu_msm_g1(gpu, &got, bases, nb, k, with_density ? d : NULL, n, &sg));
+    int same = blst_p1_is_equal(&want, &got) && stats_equal(&sw, &sg);
+    CHECK(same);
+    if (!same)
+        fprintf(stderr, "  G1 MSM n=%zu density=%d pattern=%d differs\n", n, with_density, pattern);
+    /* The same bases again (resident), other scalars; then a changed base. */
+    scalars(k, n, 1, n * 17);
+    CHECK_OK(cuzk_msm_g1(&want, bases, nb, k, with_density ? d : NULL, n, NULL));
+    CHECK_OK(cuzk_gpu_msm_g1(gpu, &got, bases, nb, k, with_density ? d : NULL, n, NULL));
+    CHECK(blst_p1_is_equal(&want, &got));
+    if (nb > 1) {
+        bases[0] = bases[nb - 1];
+        CHECK_OK(cuzk_msm_g1(&want, bases, nb, k, with_density ? d : NULL, n, NULL));
+        CHECK_OK(cuzk_gpu_msm_g1(gpu, &got, bases, nb, k, with_density ? d : NULL, n, NULL));
+        CHECK(blst_p1_is_equal(&want, &got));
+    }
+    free(d);
+    free(bases);
+    free(k);
+}
+
+static void test_msm_g2(size_t n, int with_density, int pattern)
+{
+    size_t nb;
+    uint64_t *d = density(n, with_density, n * 5 + (unsigned)pattern, &nb);
+    blst_p2_affine *bases = malloc((nb + 1) * sizeof *bases);
+    cuzk_fr *k = malloc(n * sizeof *k);
+    g2_points(bases, nb, n + 3);
+    scalars(k, n, pattern, n * 19 + (unsigned)pattern);
+    blst_p2 want, got;
+    cuzk_msm_stats sw, sg;
+    CHECK_OK(cuzk_msm_g2(&want, bases, nb, k, with_density ? d : NULL, n, &sw));
+    CHECK_OK(cuzk_gpu_msm_g2(gpu, &got, bases, nb, k, with_density ? d : NULL, n, &sg));
+    int same = blst_p2_is_equal(&want, &got) && stats_equal(&sw, &sg);
+    CHECK(same);
+    if (!same)
+        fprintf(stderr, "  G2 MSM n=%zu density=%d pattern=%d differs\n", n, with_density, pattern);
+    free(d);
+    free(bases);
+    free(k);
+}
+
+/* A whole proof on both backends with fixed r, s: identical bytes. */
+static void test_prove(cuzk_backend *cpu, cuzk_backend *cuda, uint64_t n)
+{
+    cuzk_synth_params sp = {n, 3, 99 + n};
+    cuzk_r1cs *cs = NULL;
+    cuzk_pce *pce = NULL;
+    cuzk_params params;
+    memset(&params, 0, sizeof params);
+    char pp[512], vp[512];
+    snprintf(pp, sizeof pp, "%s/gpu-prove-%llu.params", check_tmpdir(), (unsigned long long)n);
+    snprintf(vp, sizeof vp, "%s/gpu-prove-%llu.vk", check_tmpdir(), (unsigned long long)n);
+    CHECK_OK(cuzk_synth_build(&sp, 1, &cs));
+    CHECK_OK(cuzk_pce_from_r1cs(&pce, cs));
+    CHECK_OK(cuzk_groth16_setup_basis(pce, pp, vp, NULL, CUZK_H_BELLPERSON, NULL));
+    CHECK_OK(cuzk_params_read(pp, &params, 0));
+    const cuzk_fr *w = cuzk_r1cs_assignment(cs);
+    cuzk_fr r, s;
+    cuzk_fr_from_u64(&r, 12345 + n);
+    cuzk_fr_from_u64(&s, 67890 + n);
+    cuzk_proof p1, p2;
+    uint8_t e1[CUZK_PROOF_BYTES], e2[CUZK_PROOF_BYTES];
+    CHECK_OK(cuzk_groth16_prove(cpu, &params, pce, w, &r, &s, &p1, NULL));
+    CHECK_OK(cuzk_groth16_prove(cuda, &params, pce, w, &r, &s, &p2, NULL));
+    cuzk_proof_encode(e1, &p1);
+    cuzk_proof_encode(e2, &p2);
+    CHECK(!memcmp(e1, e2, sizeof e1));
+    CHECK_OK(cuzk_groth16_verify(&params.vk, w + 1, 3, &p2));
+    printf("prove n=%llu: cpu and cuda proofs %s\n", (unsigned long long)n,
+           memcmp(e1, e2, sizeof e1) ? "DIFFER" : "identical");
+    unlink(pp);
+    unlink(vp);
+    cuzk_params_free(&params);
+    cuzk_pce_free(pce);
+    cuzk_r1cs_free(cs);
+}
+
+static void test_errors(void)
+{
+    cuzk_gpu *g2;
+    CHECK_ERR(cuzk_gpu_open(99, &g2), CUZK_EUNSUPPORTED, "no such CUDA device");
+    cuzk_fr x[4];
+    CHECK_ERR(cuzk_gpu_ntt(gpu, CUZK_GPU_NTT_FORWARD, 0, x), CUZK_EINVAL, "outside 1..28");
+    CHECK_ERR(cuzk_gpu_ntt(gpu, CUZK_GPU_NTT_FORWARD, 29, x), CUZK_EINVAL, "outside 1..28");
+    CHECK_ERR(cuzk_gpu_ntt(gpu, (cuzk_gpu_ntt_kind)9, 2, x), CUZK_EINVAL, "unknown transform");
+    CHECK_ERR(cuzk_gpu_compute_h(gpu, 40, x, x, x), CUZK_EINVAL, "outside 1..28");
+    blst_p1_affine b[4];
+    blst_p1 out;
+    memset(b, 0, sizeof b);
+    memset(x, 0, sizeof x);
+    CHECK_ERR(cuzk_gpu_msm_g1(gpu, &out, b, 3, x, NULL, 4, NULL), CUZK_EINVAL, "3 bases for 4");
+    uint64_t dens = 0x5;
+    CHECK_ERR(cuzk_gpu_msm_g1(gpu, &out, b, 3, x, &dens, 4, NULL), CUZK_EINVAL, "3 bases for 2");
+    /* Empty MSM: infinity. */
+    CHECK_OK(cuzk_gpu_msm_g1(gpu, &out, b, 0, x, NULL, 0, NULL));
+    CHECK(blst_p1_is_inf(&out));
+}
+
+int main(void)
+{
+    if (cuzk_gpu_count() == 0) {
+        fprintf(stderr, "test_gpu_backend: no CUDA device\n");
+        return 2;
+    }
+    char desc[256];
+    CHECK_OK(cuzk_gpu_describe(0, desc, sizeof desc));
+    printf("%s\n", desc);
+    CHECK_OK(cuzk_gpu_open(0, &gpu));
+    if (!gpu)
+        return check_done("test_gpu_backend");
+    test_errors();
+    for (unsigned lg = 1; lg <= 22; lg++)
+        test_ntt(lg);
+    printf("ntt: 4 kinds x 2^1..2^22 compared\n");
+    cuzk_backend *cpu, *cuda;
+    CHECK_OK(cuzk_backend_open("cpu", &cpu));
+    CHECK_OK(cuzk_backend_open("cuda", &cuda));
+    CHECK(!strcmp(cuzk_backend_name(cuda), "cuda"));
+    unsigned hs[] = {1, 2, 5, 10, 11, 14, 18, 21};
+    for (size_t i = 0; i < sizeof hs / sizeof *hs; i++)
+        test_h(cpu, cuda, hs[i]);
+    printf("compute_h compared\n");
+    size_t ns[] = {1, 2, 3, 31, 64, 100, 1000, 4097, 65543, 300007};
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+        for (int dn = 0; dn < 2; dn++)
+            for (int pat = 0; pat < 5; pat++)
+                test_msm_g1(ns[i], dn, pat);
+    printf("msm g1 compared\n");
+    size_t n2[] = {1, 2, 17, 500, 5003, 40009};
+    for (size_t i = 0; i < sizeof n2 / sizeof *n2; i++)
+        for (int dn = 0; dn < 2; dn++)
+            for (int pat = 0; pat < 5; pat += 2)
+                test_msm_g2(n2[i], dn, pat);
+    printf("msm g2 compared\n");
+    test_prove(cpu, cuda, 1000);
+    test_prove(cpu, cuda, 40000);
+    cuzk_backend_close(cpu);
+    cuzk_backend_close(cuda);
+    cuzk_gpu_close(gpu);
+    return check_done("test_gpu_backend");
+}
