@@ -4,8 +4,10 @@
 #   - the committed fixtures (snarkjs-made zkeys, tests/interop/fixtures);
 #   - Poseidon chains at 2^16 and above, whose zkeys come from `cuzk setup
 #     --r1cs` (snarkjs's own powers of tau take hours at these sizes).
-# cuzk's wall time includes reading and checking the zkey (subgroup checks of
-# every point) and writing the JSON files; prove_s is the proof alone.
+# cuzk's wall time includes process start, reading and checking the zkey and
+# writing the JSON files; prove_s is the proof alone. Each figure is the best
+# of REPS (default 3) runs, snarkjs and cuzk alternating, so that other load
+# on the machine disturbs both alike and the minimum is the undisturbed time.
 #
 #   bench/interop.sh [BUILD] [LOG2_SIZES...]     e.g. bench/interop.sh build 16 18
 set -euo pipefail
@@ -15,6 +17,7 @@ shift || true
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(16)
 cuzk=$build/cuzk
+REPS=${REPS:-3}
 "$top/scripts/interop-deps.sh" "$build" >/dev/null
 nm=$build/interop-npm/node_modules
 snarkjs=$nm/.bin/snarkjs
@@ -24,17 +27,20 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 now() { date +%s.%N; }
 
-run_pair() { # name zkey wtns constraints
-    local name=$1 zkey=$2 wtns=$3 cons=$4 t0 t1 t2 prove_s
-    t0=$(now)
-    "$snarkjs" groth16 prove "$zkey" "$wtns" "$work/s_proof.json" "$work/s_public.json"
-    t1=$(now)
-    prove_s=$("$cuzk" prove --zkey "$zkey" --wtns "$wtns" -o "$work" | sed -n 's/.*prove_s=\([0-9.]*\).*/\1/p')
-    t2=$(now)
-    "$snarkjs" groth16 verify "$work/$(basename "$zkey" .zkey).vk.json" "$work/public.json" \
-        "$work/proof.json" >/dev/null 2>&1 || { echo "bench: snarkjs rejected cuzk's proof" >&2; exit 1; }
-    awk -v n="$name" -v c="$cons" -v s="$t0" -v m="$t1" -v e="$t2" -v p="$prove_s" 'BEGIN {
-        sj = m - s; cz = e - m;
+run_pair() { # name zkey wtns constraints: best of $REPS alternating runs of each
+    local name=$1 zkey=$2 wtns=$3 cons=$4 t0 t1 t2 p sj=999999 cz=999999 pr=999999
+    for _ in $(seq "$REPS"); do
+        t0=$(now)
+        "$snarkjs" groth16 prove "$zkey" "$wtns" "$work/s_proof.json" "$work/s_public.json"
+        t1=$(now)
+        p=$("$cuzk" prove --zkey "$zkey" --wtns "$wtns" -o "$work" | sed -n 's/.*prove_s=\([0-9.]*\).*/\1/p')
+        t2=$(now)
+        "$snarkjs" groth16 verify "$work/$(basename "$zkey" .zkey).vk.json" "$work/public.json" \
+            "$work/proof.json" >/dev/null 2>&1 || { echo "bench: snarkjs rejected cuzk's proof" >&2; exit 1; }
+        read -r sj cz pr < <(awk -v a="$sj" -v b="$cz" -v c="$pr" -v s="$t0" -v m="$t1" -v e="$t2" -v p="$p" \
+            'function min(x, y) { return x < y ? x : y } BEGIN { print min(a, m - s), min(b, e - m), min(c, p) }')
+    done
+    awk -v n="$name" -v c="$cons" -v sj="$sj" -v cz="$cz" -v p="$pr" 'BEGIN {
         printf "| %s | %s | %.2f | %.3f | %.3f | %.0fx | %.0fx |\n", n, c, sj, cz, p, sj / cz, sj / p }'
 }
 
