@@ -6,10 +6,12 @@
  *   cuzk-bench gpu-ntt --log K [--reps R]            the same four NTTs on the GPU
  *   cuzk-bench gpu-msm --log-lo A --log-hi B [--g2] [--reps R]
  *                                                    dense GPU MSMs of 2^A..2^B points
+ *   cuzk-bench gpu-h   --log K [--reps R]            H on the GPU from host vectors
  *
  * GPU benchmarks keep their inputs on the device and report device time
  * (CUDA events, median of the repetitions); gpu-msm also checks its
- * smallest size against the CPU MSM.
+ * smallest size against the CPU MSM. gpu-h reports copies and kernels
+ * apart, as the prover sees them (host vectors in, h out).
  * Each prints one key=value line per measurement with the median over the
  * repetitions, the thread count and the peak RSS, for bench/RESULTS.md. */
 #include "cuzk/curve.h"
@@ -180,6 +182,9 @@ static int bench_prove(int argc, char **argv)
         spmv[r] = tm.spmv, h[r] = tm.h, mh[r] = tm.msm_h, ml[r] = tm.msm_l, ma[r] = tm.msm_a;
         mb1[r] = tm.msm_b_g1, mb2[r] = tm.msm_b_g2, tot[r] = tm.total;
     }
+    if (!strcmp(cuzk_backend_name(be), "cuda"))
+        printf("# cuda backend: H (bellperson basis) and every MSM on the GPU; an H in snarkjs's "
+               "basis runs on the CPU\n");
     printf("prove backend=%s constraints=%llu domain=2^%u threads=%u reps=%d spmv_s=%.3f "
            "h_ntt_s=%.3f msm_h_s=%.3f msm_l_s=%.3f msm_a_s=%.3f msm_b_g1_s=%.3f msm_b_g2_s=%.3f "
            "total_s=%.3f peak_rss_mib=%.1f\n",
@@ -198,8 +203,39 @@ static int bench_prove(int argc, char **argv)
 int cuzk_bench_client(int argc, char **argv); /* bench_client.c; -1: not a client command */
 #endif
 
-/* GPU benchmarks: inputs made and kept on the device, device times. */
-static int bench_gpu(int argc, char **argv, int msm)
+enum { GPU_NTT, GPU_MSM, GPU_H };
+
+#ifdef CUZK_HAVE_CUDA
+/* H from host vectors: wall time and the device's copy/kernel split. */
+static int bench_gpu_h(cuzk_gpu *g, unsigned log_m, int reps)
+{
+    size_t m = (size_t)1 << log_m;
+    cuzk_fr *v = malloc(3 * m * sizeof *v);
+    if (!v || log_m > 28)
+        return die("gpu-h", cuzk_fail(CUZK_EINVAL, "--log %u: out of memory or too large", log_m));
+    cuzk_fr_vec_rng(v, 3 * m, 5);
+    double h2d[MAX_REPS], ker[MAX_REPS], d2h[MAX_REPS], wall[MAX_REPS];
+    for (int r = -1; r < reps; r++) {
+        double t = cuzk_now();
+        cuzk_err e = cuzk_gpu_compute_h(g, log_m, v, v + m, v + 2 * m);
+        if (e)
+            return die("gpu-h", e);
+        cuzk_gpu_times tm;
+        cuzk_gpu_last_times(g, &tm);
+        if (r >= 0) {
+            wall[r] = 1e3 * (cuzk_now() - t);
+            h2d[r] = tm.h2d_ms, ker[r] = tm.kernel_ms, d2h[r] = tm.d2h_ms;
+        }
+    }
+    printf("gpu-h log_m=%u reps=%d wall_ms=%.2f h2d_ms=%.2f kernels_ms=%.2f d2h_ms=%.2f\n", log_m,
+           reps, median(wall, reps), median(h2d, reps), median(ker, reps), median(d2h, reps));
+    free(v);
+    return 0;
+}
+#endif
+
+/* GPU benchmarks: device times (CUDA events). */
+static int bench_gpu(int argc, char **argv, int mode)
 {
     int reps = atoi(arg(argc, argv, "--reps", "3"));
     if (reps < 1 || reps > MAX_REPS)
@@ -211,7 +247,12 @@ static int bench_gpu(int argc, char **argv, int msm)
     if ((e = cuzk_gpu_describe(0, desc, sizeof desc)) || (e = cuzk_gpu_open(0, &g)))
         return die("gpu", e);
     printf("# %s\n", desc);
-    if (msm) {
+    if (mode == GPU_H) {
+        int rc = bench_gpu_h(g, (unsigned)atoi(arg(argc, argv, "--log", "20")), reps);
+        cuzk_gpu_close(g);
+        return rc;
+    }
+    if (mode == GPU_MSM) {
         unsigned lo = (unsigned)atoi(arg(argc, argv, "--log-lo", "16")),
                  hi = (unsigned)atoi(arg(argc, argv, "--log-hi", "20"));
         int g2 = flag(argc, argv, "--g2");
@@ -237,7 +278,7 @@ static int bench_gpu(int argc, char **argv, int msm)
 #else
     (void)argc;
     (void)argv;
-    (void)msm;
+    (void)mode;
     return die("gpu", cuzk_fail(CUZK_EUNSUPPORTED, "this build has no CUDA support"));
 #endif
 }
@@ -250,7 +291,7 @@ int main(int argc, char **argv)
         return client_rc;
 #endif
     if (argc < 2) {
-        fprintf(stderr, "usage: cuzk-bench ntt|msm|prove|gpu-ntt|gpu-msm [options]\n");
+        fprintf(stderr, "usage: cuzk-bench ntt|msm|prove|gpu-ntt|gpu-msm|gpu-h [options]\n");
         return 2;
     }
     const char *th = arg(argc - 2, argv + 2, "--threads", NULL);
@@ -260,8 +301,12 @@ int main(int argc, char **argv)
         return bench_ntt(argc - 2, argv + 2);
     if (!strcmp(argv[1], "msm"))
         return bench_msm(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "gpu-ntt") || !strcmp(argv[1], "gpu-msm"))
-        return bench_gpu(argc - 2, argv + 2, !strcmp(argv[1], "gpu-msm"));
+    if (!strcmp(argv[1], "gpu-ntt"))
+        return bench_gpu(argc - 2, argv + 2, GPU_NTT);
+    if (!strcmp(argv[1], "gpu-msm"))
+        return bench_gpu(argc - 2, argv + 2, GPU_MSM);
+    if (!strcmp(argv[1], "gpu-h"))
+        return bench_gpu(argc - 2, argv + 2, GPU_H);
     if (!strcmp(argv[1], "prove"))
         return bench_prove(argc - 2, argv + 2);
     fprintf(stderr, "cuzk-bench: unknown benchmark \"%s\"\n", argv[1]);

@@ -3,7 +3,9 @@
  * MSMs in G1 and G2 with and without density bitmaps and with scalars 0, 1,
  * r-1, small and random, bases reused from device memory and re-uploaded
  * when they change, whole Groth16 proofs with fixed r, s (bit-identical
- * bytes, and they verify), and the errors for bad arguments. Every result
+ * bytes, and they verify), the errors for bad arguments, and a device out of
+ * memory (another allocation holds all but 64 MiB) reported as ENOMEM with
+ * the handle still usable afterwards. Every result
  * must equal the CPU's exactly. Needs a GPU (ctest label "gpu"). */
 #include "check.h"
 #include "cuzk/backend.h"
@@ -15,6 +17,7 @@
 #include "cuzk/r1cs.h"
 #include "cuzk/synth.h"
 
+#include <cuda_runtime.h>
 #include <unistd.h>
 
 static cuzk_gpu *gpu;
@@ -248,6 +251,42 @@ static void test_errors(void)
     CHECK(blst_p1_is_inf(&out));
 }
 
+static void test_oom(void)
+{
+    size_t free_b = 0, total_b = 0, keep = (size_t)64 << 20;
+    CHECK(cudaMemGetInfo(&free_b, &total_b) == cudaSuccess);
+    void *hog = NULL;
+    while (free_b > 2 * keep && cudaMalloc(&hog, free_b - keep) != cudaSuccess) {
+        cudaGetLastError();
+        free_b -= keep; /* fragmentation: try a little less */
+    }
+    CHECK(hog != NULL);
+    if (!hog)
+        return;
+    size_t n = (size_t)1 << 22;
+    cuzk_fr *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    cuzk_fr_vec_rng(x, n, 3);
+    memcpy(y, x, n * sizeof *x);
+    CHECK_ERR(cuzk_gpu_ntt(gpu, CUZK_GPU_NTT_FORWARD, 22, y), CUZK_ENOMEM, "GPU out of memory");
+    blst_p1_affine *bases = calloc(n, sizeof *bases);
+    blst_p1 out;
+    CHECK_ERR(cuzk_gpu_msm_g1(gpu, &out, bases, n, x, NULL, n, NULL), CUZK_ENOMEM,
+              "GPU out of memory: MSM bases");
+    free(bases);
+    cudaFree(hog);
+    /* Usable again, and right. */
+    cuzk_ntt_domain d;
+    CHECK_OK(cuzk_ntt_domain_init(&d, 22));
+    memcpy(y, x, n * sizeof *x);
+    cuzk_ntt_forward(&d, x);
+    CHECK_OK(cuzk_gpu_ntt(gpu, CUZK_GPU_NTT_FORWARD, 22, y));
+    CHECK(!memcmp(x, y, n * sizeof *x));
+    cuzk_ntt_domain_free(&d);
+    free(x);
+    free(y);
+    printf("out of memory: ENOMEM reported, handle usable afterwards\n");
+}
+
 int main(void)
 {
     if (cuzk_gpu_count() == 0) {
@@ -261,6 +300,7 @@ int main(void)
     if (!gpu)
         return check_done("test_gpu_backend");
     test_errors();
+    test_oom();
     for (unsigned lg = 1; lg <= 22; lg++)
         test_ntt(lg);
     printf("ntt: 4 kinds x 2^1..2^22 compared\n");
