@@ -1,12 +1,25 @@
 /* GPU discovery and the cuzk_gpu handle: how many devices, a one-line
  * description of each, opening a device (stream + events), CUDA errors
- * turned into cuzk_err messages, and the event timing every operation
- * reports. The operations themselves live in ntt.cu and msm.cu. */
+ * turned into cuzk_err messages, the event timing every operation reports,
+ * and host<->device copies through pinned staging buffers. The operations
+ * themselves live in ntt.cu and msm.cu.
+ *
+ * Staging: the driver copies pageable memory at ~7 GB/s on the H200 host
+ * (measured: 96 MiB in 13 ms). Two pinned buffers of 64 MiB alternate: the
+ * thread pool memcpy's one chunk into a buffer while the DMA engine drains
+ * the other, so a copy runs near the host's memcpy bandwidth. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu_internal.h"
+
+extern "C" {
+#include "cuzk/threads.h"
+}
+
+#define STAGE_BYTES ((size_t)64 << 20)
 
 extern "C" int cuzk_gpu_count(void)
 {
@@ -86,6 +99,12 @@ extern "C" void cuzk_gpu_close(cuzk_gpu *g)
     cudaSetDevice(g->ordinal);
     cuzk_gpu_msm_forget(g);
     gpu_ntt_free(g);
+    for (int i = 0; i < 2; i++) {
+        if (g->stage[i])
+            cudaFreeHost(g->stage[i]);
+        if (g->stage_ev[i])
+            cudaEventDestroy(g->stage_ev[i]);
+    }
     for (int i = 0; i < 4; i++)
         if (g->ev[i])
             cudaEventDestroy(g->ev[i]);
@@ -126,4 +145,94 @@ cuzk_err gpu_times_end(cuzk_gpu *g)
 extern "C" void cuzk_gpu_last_times(const cuzk_gpu *g, cuzk_gpu_times *t)
 {
     *t = g->last;
+}
+
+/* ---- staged copies ------------------------------------------------------- */
+
+typedef struct {
+    unsigned char *dst;
+    const unsigned char *src;
+} copy_ctx;
+
+static void copy_range(void *vctx, size_t lo, size_t hi, unsigned worker)
+{
+    (void)worker;
+    copy_ctx *c = (copy_ctx *)vctx;
+    memcpy(c->dst + lo, c->src + lo, hi - lo);
+}
+
+static void par_memcpy(void *dst, const void *src, size_t bytes)
+{
+    copy_ctx c = {(unsigned char *)dst, (const unsigned char *)src};
+    cuzk_parallel_for(bytes, (size_t)1 << 20, copy_range, &c);
+}
+
+/* 1 when the staging buffers exist (made on first use), 0 to fall back. */
+static int stage_ready(cuzk_gpu *g)
+{
+    if (!g->stage_tried) {
+        g->stage_tried = 1;
+        for (int i = 0; i < 2; i++)
+            if (cudaHostAlloc(&g->stage[i], STAGE_BYTES, cudaHostAllocDefault) != cudaSuccess ||
+                cudaEventCreateWithFlags(&g->stage_ev[i], cudaEventDisableTiming) != cudaSuccess) {
+                cudaGetLastError();
+                for (int j = 0; j <= i; j++) {
+                    if (g->stage[j])
+                        cudaFreeHost(g->stage[j]);
+                    g->stage[j] = NULL;
+                }
+                return 0;
+            }
+    }
+    return g->stage[0] != NULL;
+}
+
+cuzk_err gpu_copy_h2d(cuzk_gpu *g, void *dev, const void *host, size_t bytes)
+{
+    if (bytes < STAGE_BYTES / 4 || !stage_ready(g)) {
+        GPU_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, g->stream),
+                "copy to device");
+        return CUZK_OK;
+    }
+    for (size_t off = 0, i = 0; off < bytes; i++) {
+        size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+        int b = (int)(i & 1);
+        GPU_TRY(cudaEventSynchronize(g->stage_ev[b]), "copy to device");
+        par_memcpy(g->stage[b], (const unsigned char *)host + off, len);
+        GPU_TRY(cudaMemcpyAsync((unsigned char *)dev + off, g->stage[b], len,
+                                cudaMemcpyHostToDevice, g->stream),
+                "copy to device");
+        GPU_TRY(cudaEventRecord(g->stage_ev[b], g->stream), "copy to device");
+        off += len;
+    }
+    return CUZK_OK;
+}
+
+cuzk_err gpu_copy_d2h(cuzk_gpu *g, void *host, const void *dev, size_t bytes)
+{
+    if (bytes < STAGE_BYTES / 4 || !stage_ready(g)) {
+        GPU_TRY(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, g->stream),
+                "copy to host");
+        GPU_TRY(cudaStreamSynchronize(g->stream), "copy to host");
+        return CUZK_OK;
+    }
+    size_t prev_off = 0, prev_len = 0;
+    for (size_t off = 0, i = 0; off < bytes || prev_len; i++) {
+        size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+        int b = (int)(i & 1);
+        if (len) {
+            GPU_TRY(cudaMemcpyAsync(g->stage[b], (const unsigned char *)dev + off, len,
+                                    cudaMemcpyDeviceToHost, g->stream),
+                    "copy to host");
+            GPU_TRY(cudaEventRecord(g->stage_ev[b], g->stream), "copy to host");
+        }
+        if (prev_len) { /* the previous chunk, in the other buffer */
+            GPU_TRY(cudaEventSynchronize(g->stage_ev[b ^ 1]), "copy to host");
+            par_memcpy((unsigned char *)host + prev_off, g->stage[b ^ 1], prev_len);
+        }
+        prev_off = off;
+        prev_len = len;
+        off += len;
+    }
+    return CUZK_OK;
 }

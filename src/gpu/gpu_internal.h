@@ -33,6 +33,11 @@ struct cuzk_gpu {
     unsigned ntt_log, pow_bits;
     void *tw;             /* 2^ntt_log Fr: tw[h + j] = omega_2h^j */
     void *pow_g, *pow_gi; /* powers of g and 1/g: lo table then hi table */
+    /* Pinned staging buffers for host<->device copies (device.cu), made
+     * on first use; NULL when pinned memory was refused. */
+    void *stage[2];
+    cudaEvent_t stage_ev[2];
+    int stage_tried;
     /* MSM bases kept on the device, by msm.cu. */
     gpu_resident res[GPU_MAX_RESIDENT];
     uint64_t use_clock;
@@ -51,6 +56,12 @@ cuzk_err gpu_fail(cudaError_t e, const char *what);
 cuzk_err gpu_alloc(void **p, size_t bytes, const char *what);
 
 void gpu_ntt_free(cuzk_gpu *g);
+
+/* Copies between pageable host memory and the device through the pinned
+ * staging buffers (enqueued on g->stream; they return once the host side is
+ * done: h2d when the last chunk is queued, d2h when all data has landed). */
+cuzk_err gpu_copy_h2d(cuzk_gpu *g, void *dev, const void *host, size_t bytes);
+cuzk_err gpu_copy_d2h(cuzk_gpu *g, void *host, const void *dev, size_t bytes);
 /* n random Fr elements (below 2^253, valid Montgomery forms) at device a. */
 void gpu_rand_fr(cuzk_gpu *g, void *a, size_t n, uint64_t seed);
 

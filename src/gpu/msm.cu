@@ -330,10 +330,11 @@ static cuzk_err resident_get(cuzk_gpu *g, const void *host, size_t n, size_t ele
     }
     if (rc)
         return rc;
-    cudaError_t e = cudaMemcpy(d, host, n * elem, cudaMemcpyHostToDevice);
-    if (e != cudaSuccess) {
+    cuzk_err ce = gpu_copy_h2d(g, d, host, n * elem);
+    cudaError_t e = ce ? cudaSuccess : cudaStreamSynchronize(g->stream);
+    if (ce || e != cudaSuccess) {
         cudaFree(d);
-        return gpu_fail(e, "MSM bases upload");
+        return ce ? ce : gpu_fail(e, "MSM bases upload");
     }
     gpu_resident *r = &g->res[slot];
     r->host = host;
@@ -428,11 +429,16 @@ static cuzk_err msm_split(cuzk_gpu *g, int g2, void *out, const void *bases, siz
     fr_t *dk = (fr_t *)buf;
     uint64_t *dd = (uint64_t *)(dk + n);
     gpu_times_begin(g);
-    cudaMemcpyAsync(dk, k, n * sizeof(fr_t), cudaMemcpyHostToDevice, g->stream);
-    if (density)
-        cudaMemcpyAsync(dd, density, words * sizeof(uint64_t), cudaMemcpyHostToDevice, g->stream);
+    cuzk_err rc = gpu_copy_h2d(g, dk, k, n * sizeof(fr_t));
+    if (!rc && density)
+        rc = gpu_copy_h2d(g, dd, density, words * sizeof(uint64_t));
+    if (rc) {
+        cudaStreamSynchronize(g->stream);
+        cudaFree(buf);
+        return rc;
+    }
     gpu_times_mark(g, 1);
-    cuzk_err rc = msm_core(g, g2, out, dbases, dk, density ? dd : NULL, n, stats);
+    rc = msm_core(g, g2, out, dbases, dk, density ? dd : NULL, n, stats);
     gpu_times_mark(g, 2);
     if (!rc)
         rc = gpu_times_end(g);

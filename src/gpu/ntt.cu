@@ -328,12 +328,15 @@ extern "C" cuzk_err cuzk_gpu_ntt(cuzk_gpu *g, cuzk_gpu_ntt_kind kind, unsigned l
     void *d;
     CUZK_TRY(gpu_alloc(&d, bytes, "NTT data"));
     gpu_times_begin(g);
-    cudaMemcpyAsync(d, a, bytes, cudaMemcpyHostToDevice, g->stream);
-    gpu_times_mark(g, 1);
-    ntt_device(g, kind, log_n, (fr_t *)d);
-    gpu_times_mark(g, 2);
-    cudaMemcpyAsync(a, d, bytes, cudaMemcpyDeviceToHost, g->stream);
-    cuzk_err rc = gpu_times_end(g);
+    cuzk_err rc = gpu_copy_h2d(g, d, a, bytes);
+    if (!rc) {
+        gpu_times_mark(g, 1);
+        ntt_device(g, kind, log_n, (fr_t *)d);
+        gpu_times_mark(g, 2);
+        rc = gpu_copy_d2h(g, a, d, bytes);
+    }
+    if (!rc)
+        rc = gpu_times_end(g);
     cudaFree(d);
     return rc;
 }
@@ -358,8 +361,14 @@ extern "C" cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, 
     blst_fr_sub(&z, &z, &one);
     cuzk_fr_inv(&z, &z);
     gpu_times_begin(g);
-    for (int i = 0; i < 3; i++)
-        cudaMemcpyAsync(v[i], hv[i], bytes, cudaMemcpyHostToDevice, g->stream);
+    cuzk_err rc = CUZK_OK;
+    for (int i = 0; i < 3 && !rc; i++)
+        rc = gpu_copy_h2d(g, v[i], hv[i], bytes);
+    if (rc) {
+        cudaStreamSynchronize(g->stream);
+        cudaFree(d);
+        return rc;
+    }
     gpu_times_mark(g, 1);
     for (int i = 0; i < 3; i++) {
         /* inverse NTT, then the coset scaling g^i folded into its bit reversal */
@@ -371,8 +380,9 @@ extern "C" cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, 
     k_h_pointwise<<<grid_for(n), 256, 0, g->stream>>>(v[0], v[1], v[2], to_dev(&z), n);
     ntt_device(g, CUZK_GPU_NTT_COSET_INVERSE, log_m, v[0]);
     gpu_times_mark(g, 2);
-    cudaMemcpyAsync(a, v[0], bytes, cudaMemcpyDeviceToHost, g->stream);
-    cuzk_err rc = gpu_times_end(g);
+    rc = gpu_copy_d2h(g, a, v[0], bytes);
+    if (!rc)
+        rc = gpu_times_end(g);
     cudaFree(d);
     return rc;
 }
