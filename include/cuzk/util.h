@@ -39,6 +39,18 @@ cuzk_err cuzk_read_file(const char *path, uint8_t **data, size_t *size);
 cuzk_err cuzk_write_file(const char *path, const void *data, size_t size);
 
 /* Little-endian integers in byte buffers (file headers). */
+/* Value of a hexadecimal digit, -1 for any other character. */
+static inline int cuzk_hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 static inline void cuzk_put_le32(uint8_t *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)

@@ -36,6 +36,9 @@ cuzk_err cmd_public_write(const char *path, const cuzk_fr *x, size_t n);
 int cmd_hash_main(int argc, char **argv);
 int cmd_circuit_main(int argc, char **argv);
 
+/* prefix followed by suffix, malloc'd (NULL when out of memory); cuzk.c. */
+char *cmd_path_with(const char *prefix, const char *suffix);
+
 /* Defined in cuzk.c: the table of subcommands, NULL-terminated. */
 extern const cuzk_subcommand cuzk_subcommands[];
 

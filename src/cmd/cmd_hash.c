@@ -14,6 +14,7 @@
  *
  * Failures print one line "cuzk: hash: <why>" and exit 2. */
 #include "cmd/cmd.h"
+#include "cuzk/util.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/sha256.h"
 
@@ -29,17 +30,6 @@ static int fail(const char *fmt, const char *arg)
     return 2;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Hex text (optional 0x) to bytes; -1 for odd length or a bad digit. */
 static long parse_hex(const char *s, uint8_t *out, size_t cap)
 {
@@ -49,7 +39,7 @@ static long parse_hex(const char *s, uint8_t *out, size_t cap)
     if (n % 2 || n / 2 > cap)
         return -1;
     for (size_t i = 0; i < n / 2; i++) {
-        int h = hexval(s[2 * i]), l = hexval(s[2 * i + 1]);
+        int h = cuzk_hex_digit(s[2 * i]), l = cuzk_hex_digit(s[2 * i + 1]);
         if (h < 0 || l < 0)
             return -1;
         out[i] = (uint8_t)(h << 4 | l);

@@ -83,15 +83,6 @@ static int parse(int argc, char **argv, sopts *o)
     return 0;
 }
 
-static char *join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
 int cmd_snark_prove(int argc, char **argv)
 {
     sopts o;
@@ -137,7 +128,7 @@ int cmd_snark_prove(int argc, char **argv)
         fail("prove", e);
         goto out;
     }
-    char *pp = join(dir, "proof.json"), *pub = join(dir, "public.json");
+    char *pp = cmd_path_with(dir, "/proof.json"), *pub = cmd_path_with(dir, "/public.json");
     if (!pp || !pub)
         e = cuzk_fail(CUZK_ENOMEM, "out of memory");
     if (!e)
@@ -213,15 +204,6 @@ static cuzk_err pce_from_circom(const char *path, cuzk_pce **pce, uint32_t *n_pu
     return e;
 }
 
-static char *with_ext(const char *prefix, const char *ext)
-{
-    size_t n = strlen(prefix) + strlen(ext) + 1;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s%s", prefix, ext);
-    return p;
-}
-
 /* params (odd-coset H) + pce -> zkey */
 static cuzk_err params_to_zkey(const char *params, const cuzk_pce *pce, const char *zkey)
 {
@@ -251,11 +233,11 @@ int cmd_snark_setup(int argc, char **argv)
         goto out;
     }
     if (o.out) {
-        pp = with_ext(o.out, ".params");
-        vp = with_ext(o.out, ".vk");
-        cp = with_ext(o.out, ".pce");
+        pp = cmd_path_with(o.out, ".params");
+        vp = cmd_path_with(o.out, ".vk");
+        cp = cmd_path_with(o.out, ".pce");
     } else {
-        pp = with_ext(o.zkey, ".params.tmp");
+        pp = cmd_path_with(o.zkey, ".params.tmp");
     }
     if (!pp || (o.out && (!vp || !cp))) {
         fprintf(stderr, "cuzk: setup: out of memory\n");
@@ -284,8 +266,8 @@ static int convert_zkey_to_params(const sopts *o)
 {
     cuzk_zkey *z = NULL;
     cuzk_pce *pce = NULL;
-    char *pp = with_ext(o->out, ".params"), *vp = with_ext(o->out, ".vk"),
-         *cp = with_ext(o->out, ".pce");
+    char *pp = cmd_path_with(o->out, ".params"), *vp = cmd_path_with(o->out, ".vk"),
+         *cp = cmd_path_with(o->out, ".pce");
     cuzk_err e;
     int rc = 2;
     if (!pp || !vp || !cp) {

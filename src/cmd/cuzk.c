@@ -141,7 +141,7 @@ static int parse_opts(int argc, char **argv, opts *o)
     return 0;
 }
 
-static char *path_with(const char *prefix, const char *ext)
+char *cmd_path_with(const char *prefix, const char *ext)
 {
     size_t n = strlen(prefix) + strlen(ext) + 1;
     char *p = malloc(n);
@@ -244,8 +244,8 @@ static int cmd_synth(opts *o)
     if (e)
         return die("synth", e);
     double t_synth = cuzk_now() - t;
-    char *pp = path_with(o->out, ".pce"), *wp = path_with(o->out, ".wit"),
-         *xp = path_with(o->out, ".public");
+    char *pp = cmd_path_with(o->out, ".pce"), *wp = cmd_path_with(o->out, ".wit"),
+         *xp = cmd_path_with(o->out, ".public");
     const cuzk_fr *w = cuzk_r1cs_assignment(cs);
     if (!pp || !wp || !xp)
         e = cuzk_fail(CUZK_ENOMEM, "out of memory");
@@ -281,7 +281,7 @@ static int cmd_setup(opts *o)
     } else {
         e = synth_to_pce(o, 0, &cs, &pce);
         cuzk_r1cs_free(cs);
-        if (!e && !(pce_out = path_with(o->out, ".pce")))
+        if (!e && !(pce_out = cmd_path_with(o->out, ".pce")))
             e = cuzk_fail(CUZK_ENOMEM, "out of memory");
         if (!e)
             e = cuzk_pce_write(pce, pce_out);
@@ -291,7 +291,7 @@ static int cmd_setup(opts *o)
         cuzk_pce_free(pce);
         return die("setup", e);
     }
-    char *pp = path_with(o->out, ".params"), *vp = path_with(o->out, ".vk");
+    char *pp = cmd_path_with(o->out, ".params"), *vp = cmd_path_with(o->out, ".vk");
     cuzk_setup_timings tm;
     e = (pp && vp) ? cuzk_groth16_setup(pce, pp, vp, NULL, &tm)
                    : cuzk_fail(CUZK_ENOMEM, "out of memory");
@@ -390,7 +390,7 @@ static int cmd_prove(opts *o)
         e = partition_witness(o, i, pce, &w, &cs);
         tw = cuzk_now() - tw;
         if (!e && cs) {
-            char *xp = path_with(o->out, ".public");
+            char *xp = cmd_path_with(o->out, ".public");
             e = xp ? cmd_public_write(xp, w + 1, pce->n_inputs - 1)
                    : cuzk_fail(CUZK_ENOMEM, "out of memory");
             free(xp);

@@ -30,17 +30,6 @@ static void skip_ws(parser *p)
 
 static cuzk_err parse_value(parser *p, json_value *v, int depth);
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static cuzk_err parse_string(parser *p, char **out)
 {
     p->i++; /* opening quote */
@@ -68,7 +57,7 @@ static cuzk_err parse_string(parser *p, char **out)
         } else if (e == 'u' && p->n - p->i >= 4) {
             unsigned cp = 0;
             for (int k = 0; k < 4; k++) {
-                int h = hexval(p->s[p->i + k]);
+                int h = cuzk_hex_digit(p->s[p->i + k]);
                 if (h < 0) {
                     free(buf);
                     return perr(p, "bad \\u escape");
