@@ -30,6 +30,9 @@
  * large MSM needs less memory at some cost in speed; an allocation that
  * still fails returns CUZK_ENOMEM with what did not fit.
  *
+ * CUZK_GPU_MSM_PROFILE=1 prints the device time of each phase to stderr
+ * (events between the launches; for tuning, not for production).
+ *
  * Bases stay resident: the first call with a host array uploads it and
  * later calls with the same array (address, size, sampled points) reuse the
  * device copy, evicting the least recently used set when memory runs out.
@@ -37,6 +40,7 @@
  * CUB (radix sort, prefix sum) is the one C++ library used; it is called
  * through its plain entry points. */
 #include <cub/cub.cuh>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,8 +53,9 @@ typedef struct {
     unsigned wb; /* windows per chunk (memory) */
 } msm_plan;
 
-/* Cost model: nw * (m bucket additions + ~3 additions per bucket for the
- * reduction); c in [4, 20]. Chunk so that pairs and buckets fit in ~80%
+/* Cost model: nw * (m bucket additions + 8 per bucket for the reduction:
+ * the H200 profile gave ~1.1 ns per entry and ~8.7 ns per bucket); c in
+ * [4, 20]. Chunk so that pairs and buckets fit in ~80%
  * of free memory. */
 static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes)
 {
@@ -58,12 +63,16 @@ static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes)
     p->c = 4;
     for (unsigned c = 4; c <= 20; c++) {
         unsigned nw = (256 + c - 1) / c;
-        double cost = (double)nw * ((double)m + 3.0 * (double)((size_t)1 << (c - 1)));
+        double cost = (double)nw * ((double)m + 8.0 * (double)((size_t)1 << (c - 1)));
         if (c == 4 || cost < best) {
             best = cost;
             p->c = c;
         }
     }
+    /* CUZK_GPU_MSM_WINDOW=c (4..22) overrides the choice, for tuning. */
+    const char *env = getenv("CUZK_GPU_MSM_WINDOW");
+    if (env && atoi(env) >= 4 && atoi(env) <= 22)
+        p->c = (unsigned)atoi(env);
     p->nw = (256 + p->c - 1) / p->c;
     size_t free_b = 0, total_b = 0;
     cudaMemGetInfo(&free_b, &total_b);
@@ -200,6 +209,47 @@ __global__ void k_msm_bounds(const uint32_t *keys, size_t total, uint32_t nb, ui
         starts[k] = (uint32_t)p;
     if (p + 1 == total || keys[p + 1] != k)
         ends[k] = (uint32_t)(p + 1);
+}
+
+/* Phase timing for CUZK_GPU_MSM_PROFILE: events recorded between phases,
+ * printed once the chunk is done. */
+typedef struct {
+    int on, n;
+    cudaEvent_t ev[12];
+    const char *name[12];
+} msm_prof;
+
+static void prof_init(msm_prof *p)
+{
+    const char *e = getenv("CUZK_GPU_MSM_PROFILE");
+    p->on = e && *e == '1';
+    p->n = 0;
+}
+
+static void prof_mark(msm_prof *p, cudaStream_t s, const char *name)
+{
+    if (!p->on || p->n >= 12)
+        return;
+    cudaEventCreate(&p->ev[p->n]);
+    cudaEventRecord(p->ev[p->n], s);
+    p->name[p->n++] = name;
+}
+
+static void prof_print(msm_prof *p, const char *what)
+{
+    if (!p->on)
+        return;
+    cudaEventSynchronize(p->ev[p->n - 1]);
+    fprintf(stderr, "msm-profile %s", what);
+    for (int i = 1; i < p->n; i++) {
+        float ms = 0;
+        cudaEventElapsedTime(&ms, p->ev[i - 1], p->ev[i]);
+        fprintf(stderr, " %s=%.2f", p->name[i], ms);
+    }
+    fprintf(stderr, "\n");
+    for (int i = 0; i < p->n; i++)
+        cudaEventDestroy(p->ev[i]);
+    p->n = 0;
 }
 
 /* Work items per bucket: ceil(count / S); maxk gets the largest. */

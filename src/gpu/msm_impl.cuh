@@ -240,6 +240,9 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             item_end = item_start + max_items;
             item_bucket = item_end + max_items;
             segs = (XYZZ *)scratch[5];
+            msm_prof pf;
+            prof_init(&pf);
+            prof_mark(&pf, g->stream, "start");
             k_msm_digits<<<(unsigned)((m + 255) / 256), 256, 0, g->stream>>>(
                 sig_k, sig_idx, m, pl.c, w0, nwc, keys, vals);
             cudaError_t e = cub::DeviceRadixSort::SortPairs(
@@ -248,6 +251,7 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
                 rc = gpu_fail(e, "MSM sort");
                 break;
             }
+            prof_mark(&pf, g->stream, "digits+sort");
             cudaMemsetAsync(starts, 0, 2 * nb * sizeof(uint32_t), g->stream);
             cudaMemsetAsync(maxk, 0, sizeof(uint32_t), g->stream);
             k_msm_bounds<<<(unsigned)((pairs + 255) / 256), 256, 0, g->stream>>>(
@@ -276,16 +280,27 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             uint32_t max_count = hk[1];
             k_msm_items<<<(unsigned)((nb + 127) / 128), 128, 0, g->stream>>>(
                 starts, ends, off, kcount, nb, S, item_start, item_end, item_bucket);
+            prof_mark(&pf, g->stream, "bounds+items");
             if (nitems)
                 PN(_k_item_acc)<<<(unsigned)((nitems + 127) / 128), 128, 0, g->stream>>>(
                     bases, vals2, item_start, item_end, nitems, partial);
+            prof_mark(&pf, g->stream, "acc");
             for (uint32_t st = 1; st < max_count; st *= 2)
                 PN(_k_item_combine)<<<(unsigned)((nitems + 127) / 128), 128, 0, g->stream>>>(
                     partial, item_bucket, off, kcount, st, nitems);
+            prof_mark(&pf, g->stream, "combine");
             PN(_k_bucket_reduce)<<<(unsigned)((nwc * nseg + 63) / 64), 64, 0, g->stream>>>(
                 partial, off, kcount, nwc, nbw, L, segs);
+            prof_mark(&pf, g->stream, "reduce");
             if ((rc = PN(_reduce_groups)(g, segs, segs + nwc * nseg, nwc, nseg, &res)))
                 break;
+            prof_mark(&pf, g->stream, "tree");
+            if (pf.on) {
+                char what[160];
+                snprintf(what, sizeof what, "m=%zu c=%u nw=%u chunk=%u+%u S=%u items=%zu maxk=%u",
+                         m, pl.c, pl.nw, w0, nwc, S, nitems, max_count);
+                prof_print(&pf, what);
+            }
             e = cudaMemcpyAsync(wins + w0, res, nwc * sizeof(XYZZ), cudaMemcpyDeviceToHost,
                                 g->stream);
             if (e == cudaSuccess)
