@@ -57,6 +57,10 @@ cuzk_err cuzk_gpu_ntt(cuzk_gpu *g, cuzk_gpu_ntt_kind kind, unsigned log_n, cuzk_
  * elements each; on return a holds h (a[m-1] = 0); b and c are unchanged. */
 cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr *b,
                             const cuzk_fr *c);
+/* backend.h compute_h_odd_coset (snarkjs's basis) on the device, same
+ * arguments: on return a holds a*b - c on the odd coset, snarkjs's order. */
+cuzk_err cuzk_gpu_compute_h_odd_coset(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr *b,
+                                      const cuzk_fr *c);
 
 /* msm.h's split MSMs on the device, same arguments and result. The bases
  * are copied to the device on first use and kept there (keyed by host

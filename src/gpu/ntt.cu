@@ -387,6 +387,86 @@ extern "C" cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, 
     return rc;
 }
 
+/* dst[k] = src[i] (scatter) or dst[i] = src[k] (gather), k = i j mod n: the
+ * index map between snarkjs's domain points and ours (fr.h). */
+__global__ void k_permute(fr_t *dst, const fr_t *src, size_t n, uint64_t j, int gather)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        size_t k = (size_t)(((uint64_t)i * j) & (n - 1));
+        if (gather)
+            dst[i] = src[k];
+        else
+            dst[k] = src[i];
+    }
+}
+
+/* backend.h compute_h_odd_coset, as the CPU reference (backend_cpu.c) does
+ * it: rows scattered to our domain order, inverse NTT with the coefficient
+ * scaling by snarkjs's 2m-th root folded into its bit reversal, forward
+ * NTT, a*b - c, gathered back to snarkjs's order. */
+extern "C" cuzk_err cuzk_gpu_compute_h_odd_coset(cuzk_gpu *g, unsigned log_m, cuzk_fr *a,
+                                                 const cuzk_fr *b, const cuzk_fr *c)
+{
+    CUZK_TRY(check_log(log_m));
+    GPU_TRY(cudaSetDevice(g->ordinal), "select device");
+    CUZK_TRY(ntt_tables(g, log_m));
+    size_t n = (size_t)1 << log_m, bytes = n * sizeof(fr_t);
+    size_t tn = (size_t)2 << g->pow_bits;
+    cuzk_fr gs, ninv, one;
+    CUZK_TRY(cuzk_fr_root_of_unity_snarkjs(&gs, log_m + 1));
+    uint64_t j = cuzk_fr_snarkjs_root_exponent();
+    n_inverse(&ninv, log_m);
+    cuzk_fr_one(&one);
+    cuzk_fr *ht = (cuzk_fr *)malloc(tn * sizeof(cuzk_fr));
+    if (!ht)
+        return cuzk_fail(CUZK_ENOMEM, "H (snarkjs basis): out of host memory");
+    pow_tables(ht, &gs, g->pow_bits);
+    void *d = NULL;
+    cuzk_err rc = gpu_alloc(&d, 4 * bytes + tn * sizeof(fr_t), "H (snarkjs basis): a, b, c");
+    if (rc) {
+        free(ht);
+        return rc;
+    }
+    fr_t *v[4] = {(fr_t *)d, (fr_t *)d + n, (fr_t *)d + 2 * n, (fr_t *)d + 3 * n};
+    fr_t *tab = (fr_t *)d + 4 * n;
+    const cuzk_fr *hv[3] = {a, b, c};
+    cudaError_t ce = cudaMemcpy(tab, ht, tn * sizeof(fr_t), cudaMemcpyHostToDevice);
+    free(ht);
+    if (ce != cudaSuccess) {
+        cudaFree(d);
+        return gpu_fail(ce, "H (snarkjs basis): powers table");
+    }
+    gpu_times_begin(g);
+    for (int i = 0; i < 3 && !rc; i++)
+        rc = gpu_copy_h2d(g, v[i], hv[i], bytes);
+    if (rc) {
+        cudaStreamSynchronize(g->stream);
+        cudaFree(d);
+        return rc;
+    }
+    gpu_times_mark(g, 1);
+    fr_t *spare = v[3];
+    for (int i = 0; i < 3; i++) {
+        k_permute<<<grid_for(n), 256, 0, g->stream>>>(spare, v[i], n, j, 0);
+        dif(g, spare, log_m, 1, NULL);
+        bitrev(g, spare, log_m, &ninv, tab);
+        dif(g, spare, log_m, 0, NULL);
+        bitrev(g, spare, log_m, NULL, NULL);
+        fr_t *t = v[i];
+        v[i] = spare;
+        spare = t;
+    }
+    k_h_pointwise<<<grid_for(n), 256, 0, g->stream>>>(v[0], v[1], v[2], to_dev(&one), n);
+    k_permute<<<grid_for(n), 256, 0, g->stream>>>(spare, v[0], n, j, 1);
+    gpu_times_mark(g, 2);
+    rc = gpu_copy_d2h(g, a, spare, bytes);
+    if (!rc)
+        rc = gpu_times_end(g);
+    cudaFree(d);
+    return rc;
+}
+
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;

@@ -5,9 +5,9 @@
  *   msm_g1, msm_g2       on the GPU (src/gpu/msm.cu: 0/1 split, Pippenger
  *                        with device bucket sorting; bases stay resident
  *                        on the device across proofs)
- *   compute_h_odd_coset  not on the GPU yet: NULL, so the prover runs the
- *                        CPU reference (cuzk_h_odd_coset_cpu) for the
- *                        snarkjs basis
+ *   compute_h_odd_coset  on the GPU (src/gpu/ntt.cu: snarkjs's basis, the
+ *                        index permutation of backend_cpu.c around the
+ *                        same NTTs)
  *
  * Every result equals the CPU backend's bit for bit (tests/gpu). Without
  * CUDA in the build this file defines only a constructor that refuses. */
@@ -26,6 +26,12 @@ static cuzk_gpu *gpu_of(cuzk_backend *be)
 static cuzk_err cuda_compute_h(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c)
 {
     return cuzk_gpu_compute_h(gpu_of(be), log_m, a, b, c);
+}
+
+static cuzk_err cuda_compute_h_odd_coset(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b,
+                                         cuzk_fr *c)
+{
+    return cuzk_gpu_compute_h_odd_coset(gpu_of(be), log_m, a, b, c);
 }
 
 static cuzk_err cuda_msm_g1(cuzk_backend *be, blst_p1 *out, const blst_p1_affine *bases,
@@ -54,7 +60,7 @@ static const cuzk_backend_ops cuda_ops = {
     .msm_g1 = cuda_msm_g1,
     .msm_g2 = cuda_msm_g2,
     .close = cuda_close,
-    .compute_h_odd_coset = NULL,
+    .compute_h_odd_coset = cuda_compute_h_odd_coset,
 };
 
 cuzk_err cuzk_backend_cuda_open(cuzk_backend **out)

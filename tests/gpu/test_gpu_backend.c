@@ -45,7 +45,7 @@ static void test_ntt(unsigned log_n)
     cuzk_ntt_domain_free(&d);
 }
 
-static void test_h(cuzk_backend *cpu, cuzk_backend *cuda, unsigned log_m)
+static void test_h(cuzk_backend *cpu, cuzk_backend *cuda, unsigned log_m, int snarkjs)
 {
     size_t m = (size_t)1 << log_m;
     cuzk_fr *v[2][3];
@@ -54,12 +54,19 @@ static void test_h(cuzk_backend *cpu, cuzk_backend *cuda, unsigned log_m)
             v[s][i] = malloc(m * sizeof(cuzk_fr));
             cuzk_fr_vec_rng(v[s][i], m, 77 + log_m * 3 + (unsigned)i);
         }
-    CHECK_OK(cpu->ops->compute_h(cpu, log_m, v[0][0], v[0][1], v[0][2]));
-    CHECK_OK(cuda->ops->compute_h(cuda, log_m, v[1][0], v[1][1], v[1][2]));
+    if (snarkjs) {
+        CHECK(cuda->ops->compute_h_odd_coset != NULL);
+        CHECK_OK(cpu->ops->compute_h_odd_coset(cpu, log_m, v[0][0], v[0][1], v[0][2]));
+        CHECK_OK(cuda->ops->compute_h_odd_coset(cuda, log_m, v[1][0], v[1][1], v[1][2]));
+    } else {
+        CHECK_OK(cpu->ops->compute_h(cpu, log_m, v[0][0], v[0][1], v[0][2]));
+        CHECK_OK(cuda->ops->compute_h(cuda, log_m, v[1][0], v[1][1], v[1][2]));
+    }
     int same = !memcmp(v[0][0], v[1][0], m * sizeof(cuzk_fr));
     CHECK(same);
     if (!same)
-        fprintf(stderr, "  H differs at 2^%u\n", log_m);
+        fprintf(stderr, "  H (%s basis) differs at 2^%u\n", snarkjs ? "snarkjs" : "bellperson",
+                log_m);
     for (int s = 0; s < 2; s++)
         for (int i = 0; i < 3; i++)
             free(v[s][i]);
@@ -310,8 +317,9 @@ int main(void)
     CHECK(!strcmp(cuzk_backend_name(cuda), "cuda"));
     unsigned hs[] = {1, 2, 5, 10, 11, 14, 18, 21};
     for (size_t i = 0; i < sizeof hs / sizeof *hs; i++)
-        test_h(cpu, cuda, hs[i]);
-    printf("compute_h compared\n");
+        for (int sj = 0; sj < 2; sj++)
+            test_h(cpu, cuda, hs[i], sj);
+    printf("compute_h and compute_h_odd_coset compared\n");
     size_t ns[] = {1, 2, 3, 31, 64, 100, 1000, 4097, 65543, 300007};
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
         for (int dn = 0; dn < 2; dn++)
