@@ -17,21 +17,7 @@ set -u
 CUZK=$1
 T=${2:-${TMPDIR:-/tmp}/cuzk-test-hash-$$}
 rm -rf "$T" && mkdir -p "$T"
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-# expect CODE NEEDLE -- command...: exit status CODE and NEEDLE in stdout+stderr
-expect() {
-    local code=$1 needle=$2
-    shift 3
-    local out rc
-    out=$("$@" 2>&1)
-    rc=$?
-    if [ "$rc" -eq "$code" ] && grep -qF -- "$needle" <<<"$out"; then ok; else
-        bad "$* -> rc=$rc (want $code), output: $out"
-    fi
-}
+. "$(dirname "$0")/../lib/expect.sh"
 # exact CODE WANT -- command...: stdout is exactly WANT
 exact() {
     local want=$2

@@ -16,28 +16,14 @@ set -u
 DAEMON=$1 BENCH=$2 CUZK=$3 T=$4 SRC=$5
 PY=/usr/bin/python3
 rm -rf "$T" && mkdir -p "$T/params" "$T/py" "$T/pyproto/cuzk_health"
-pass=0
-fail=0
 pids=()
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib/expect.sh"
 S=
 cleanup() {
     for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
     [ -n "$S" ] && rm -rf "$S"
 }
 trap cleanup EXIT
-# expect CODE NEEDLE -- command...: exit status CODE and NEEDLE in stdout+stderr
-expect() {
-    local code=$1 needle=$2
-    shift 3
-    local out rc
-    out=$("$@" 2>&1)
-    rc=$?
-    if [ "$rc" -eq "$code" ] && grep -qF -- "$needle" <<<"$out"; then ok; else
-        bad "$* -> rc=$rc (want $code), output: $out"
-    fi
-}
 contains() { # FILE NEEDLE WHAT
     if grep -qF -- "$2" "$1"; then ok; else bad "$3: \"$2\" not in $1: $(tail -5 "$1")"; fi
 }

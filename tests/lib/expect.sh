@@ -1,0 +1,17 @@
+# Shared by the shell tests (source it): pass/fail counters and
+#   ok; bad WHAT                        count a check
+#   expect CODE NEEDLE -- command...    exit status CODE and NEEDLE in stdout+stderr
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+expect() {
+    local code=$1 needle=$2
+    shift 3
+    local out rc
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ "$rc" -eq "$code" ] && grep -qF -- "$needle" <<<"$out"; then ok; else
+        bad "$* -> rc=$rc (want $code), output: $out"
+    fi
+}
