@@ -36,5 +36,10 @@ cuzk_err cuzk_msm_g2(blst_p2 *out, const blst_p2_affine *bases, size_t n_bases, 
 
 /* Number of set bits among the first n bits of a bitmap. */
 uint64_t cuzk_bitmap_count(const uint64_t *bits, size_t n);
+/* Bit i of a bitmap. */
+static inline int cuzk_bitmap_get(const uint64_t *bits, size_t i)
+{
+    return (int)((bits[i / 64] >> (i % 64)) & 1);
+}
 
 #endif

@@ -56,11 +56,6 @@ static cuzk_err emit(cuzk_params_writer *wr, const cuzk_g1_fixed *t1, const cuzk
     return CUZK_OK;
 }
 
-static int bit(const uint64_t *d, size_t i)
-{
-    return (d[i / 64] >> (i % 64)) & 1;
-}
-
 /* Scalars of the A or B query: the columns whose density bit is set. */
 static cuzk_err select_dense(const cuzk_fr *u, const uint64_t *dens, size_t n, cuzk_fr **out,
                              size_t *count, const char *what)
@@ -71,7 +66,7 @@ static cuzk_err select_dense(const cuzk_fr *u, const uint64_t *dens, size_t n, c
         return cuzk_fail(CUZK_ENOMEM, "setup: out of memory for the %s query", what);
     for (size_t i = 0; i < n; i++) {
         int nz = !cuzk_fr_is_zero(&u[i]);
-        if (bit(dens, i)) {
+        if (cuzk_bitmap_get(dens, i)) {
             if (!nz) {
                 free(s);
                 return cuzk_fail(CUZK_EINTERNAL,

@@ -86,11 +86,6 @@ static cuzk_err read_points(const char *path, const char *what, const uint8_t *s
     return CUZK_OK;
 }
 
-static int bit(const uint64_t *d, size_t i)
-{
-    return (d[i / 64] >> (i % 64)) & 1;
-}
-
 /* Move the finite points to the front, set their density bits. */
 static cuzk_err compact(void *pts, size_t n, int g2, uint64_t **density, size_t *count)
 {
@@ -427,8 +422,8 @@ cuzk_err cuzk_zkey_check_pce(const cuzk_zkey *z, const cuzk_pce *pce)
                          pce->n_inputs, (unsigned long long)(pce->n_inputs + pce->n_aux),
                          pce->log_domain, z->n_public + 1, z->n_vars, z->log_m);
     for (size_t i = 0; i < z->n_vars; i++)
-        if (bit(z->a_density, i) != bit(pce->a_density, i) ||
-            bit(z->b_density, i) != bit(pce->b_density, i))
+        if (cuzk_bitmap_get(z->a_density, i) != cuzk_bitmap_get(pce->a_density, i) ||
+            cuzk_bitmap_get(z->b_density, i) != cuzk_bitmap_get(pce->b_density, i))
             return cuzk_fail(CUZK_EINVAL, "the circuit and the zkey differ in column %zu", i);
     /* Same matrices: A.x and B.x agree for a random x (a difference passes
      * with probability about 2^-255). */

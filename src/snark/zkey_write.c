@@ -52,18 +52,13 @@ static void put_g2(out_file *o, const blst_p2_affine *p)
     put(o, b, 192);
 }
 
-static int bit(const uint64_t *d, size_t i)
-{
-    return (d[i / 64] >> (i % 64)) & 1;
-}
-
 /* The G1 points of a compacted query, spread back over n variables. */
 static void put_spread_g1(out_file *o, const blst_p1_affine *pts, const uint64_t *d, size_t n)
 {
     blst_p1_affine inf;
     memset(&inf, 0, sizeof inf);
     for (size_t i = 0, j = 0; i < n; i++)
-        put_g1(o, bit(d, i) ? &pts[j++] : &inf);
+        put_g1(o, cuzk_bitmap_get(d, i) ? &pts[j++] : &inf);
 }
 
 static void put_coefs(out_file *o, const cuzk_csr *m, const cuzk_fr *coeffs, uint32_t mat,
@@ -147,7 +142,7 @@ cuzk_err cuzk_zkey_write(const char *path, const cuzk_params *p, const cuzk_pce 
     blst_p2_affine inf2;
     memset(&inf2, 0, sizeof inf2);
     for (size_t i = 0, j = 0; i < nv; i++)
-        put_g2(&o, bit(pce->b_density, i) ? &p->b_g2[j++] : &inf2);
+        put_g2(&o, cuzk_bitmap_get(pce->b_density, i) ? &p->b_g2[j++] : &inf2);
     put_section(&o, 8, 96 * (uint64_t)pce->n_aux);
     for (size_t i = 0; i < pce->n_aux; i++)
         put_g1(&o, &p->l[i]);
