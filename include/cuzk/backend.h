@@ -39,6 +39,8 @@ typedef struct {
      * NULL: the prover uses cuzk_h_odd_coset_cpu (below). */
     cuzk_err (*compute_h_odd_coset)(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b,
                                     cuzk_fr *c);
+    /* The GPU ordinal the backend runs on; NULL for host-only backends. */
+    int (*device)(const cuzk_backend *be);
 } cuzk_backend_ops;
 
 struct cuzk_backend {
@@ -46,12 +48,25 @@ struct cuzk_backend {
     void *impl;
 };
 
-/* Open a backend by name: "cpu", "cuda" or "auto" (CUDA when built and a GPU
- * is present, else CPU). EUNSUPPORTED with a message when the named backend
- * is not available in this build or on this machine. */
+/* Open a backend by name: "cpu", "cuda" (GPU 0), "cuda:N" (GPU N) or "auto"
+ * (CUDA on GPU 0 when built and present, else CPU). EUNSUPPORTED with a
+ * message when the named backend or device is not available in this build or
+ * on this machine; EINVAL for an unknown name or a malformed ordinal. */
 cuzk_err cuzk_backend_open(const char *name, cuzk_backend **out);
+/* The same with the device given apart: name "cpu", "cuda" or "auto" and a
+ * GPU ordinal (ignored by "cpu"; "auto" falls back to the CPU when that GPU
+ * is absent). Every operation of a CUDA backend selects its device itself,
+ * so a backend opened on one thread may be used on another. */
+cuzk_err cuzk_backend_open_on(const char *name, int ordinal, cuzk_backend **out);
 void cuzk_backend_close(cuzk_backend *be);
 const char *cuzk_backend_name(const cuzk_backend *be);
+/* GPUs a CUDA backend can open (0 in a build without CUDA). */
+int cuzk_backend_gpus(void);
+/* Free and total memory of GPU `ordinal` (all processes); EUNSUPPORTED in a
+ * build without CUDA, EINVAL for a device that does not exist. */
+cuzk_err cuzk_backend_device_mem(int ordinal, size_t *free_bytes, size_t *total_bytes);
+/* The GPU ordinal a backend runs on, or -1 for the CPU backend. */
+int cuzk_backend_device(const cuzk_backend *be);
 
 /* The CPU reference of compute_h_odd_coset, for backends without one
  * (builds the NTT tables of size m each call: O(sqrt m) memory). */

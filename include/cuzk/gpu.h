@@ -34,6 +34,22 @@ typedef struct cuzk_gpu cuzk_gpu;
 cuzk_err cuzk_gpu_open(int ordinal, cuzk_gpu **out);
 /* Free every device buffer of the handle, then the handle. NULL is a no-op. */
 void cuzk_gpu_close(cuzk_gpu *g);
+/* Make the handle's device current on the calling thread (CUDA keeps the
+ * current device per thread): call before using a handle on a thread other
+ * than the one that opened it. */
+cuzk_err cuzk_gpu_bind(cuzk_gpu *g);
+int cuzk_gpu_ordinal(const cuzk_gpu *g);
+
+/* Device memory as the handle sees it: free and total of the device (all
+ * processes), the bytes of MSM bases this handle keeps resident, and the
+ * pinned host staging buffers it holds. */
+typedef struct {
+    size_t free_bytes, total_bytes, resident_bytes, pinned_host_bytes;
+} cuzk_gpu_mem;
+cuzk_err cuzk_gpu_mem_info(cuzk_gpu *g, cuzk_gpu_mem *out);
+/* Free and total memory of device `ordinal` without a handle (selects that
+ * device on the calling thread). EINVAL when it does not exist. */
+cuzk_err cuzk_gpu_device_mem(int ordinal, size_t *free_bytes, size_t *total_bytes);
 
 /* Device times of the last operation, from CUDA events (ms): host-to-device
  * copies, kernels, device-to-host copies. */

@@ -31,6 +31,20 @@ cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const c
                             const cuzk_fr *w, const cuzk_fr *r, const cuzk_fr *s, cuzk_proof *out,
                             cuzk_prove_timings *timings);
 
+/* Prove n witnesses of one circuit (e.g. the partitions of a sector) with
+ * the CPU part of proof i + 1 (SpMV and witness check, on a second thread)
+ * overlapping the backend part of proof i (H and the MSMs, on the calling
+ * thread), through two sets of a, b, c buffers (6 x 2^log_m elements). r, s:
+ * n values each, or NULL for random ones; timings: n entries or NULL (spmv is
+ * the overlapped SpMV time, total the wall time from the end of the previous
+ * proof). Proofs are the same bytes as cuzk_groth16_prove's for the same r, s.
+ * Stops at the first failure, whose message names the proof index; *n_done
+ * (may be NULL) tells how many proofs in front of it are complete. */
+cuzk_err cuzk_groth16_prove_batch(cuzk_backend *be, const cuzk_params *params,
+                                  const cuzk_pce *pce, const cuzk_fr *const *w, size_t n,
+                                  const cuzk_fr *r, const cuzk_fr *s, cuzk_proof *out,
+                                  cuzk_prove_timings *timings, size_t *n_done);
+
 /* The basis of the H query, told apart by its length: bellperson's
  * tau^i Z(tau)/delta has m - 1 points; snarkjs's basis (zkey files, and
  * parameters converted from them) has m, one per point of the odd coset of

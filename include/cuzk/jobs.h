@@ -100,7 +100,9 @@ void cuzk_job_result_free(cuzk_job_result *r);
 
 typedef struct {
     unsigned workers;          /* prove workers, >= 1 */
-    const char *backend;       /* "cpu", "cuda", "auto" */
+    const char *backend;       /* "cpu", "cuda", "cuda:N", "auto" */
+    const int *gpu_devices;    /* GPU ordinals for cuda/auto workers: worker i */
+    size_t n_gpu_devices;      /* uses gpu_devices[i % n] (none: all visible) */
     int verify_proofs;         /* verify each proof before returning it */
     const char *param_dir;     /* where synthetic circuits' files are generated */
     size_t retain;             /* finished jobs kept for await (>= 1) */

@@ -82,11 +82,18 @@ typedef struct {
     char *path;
     int section;      /* index of the section being filled, -1 before ic */
     size_t remaining; /* points still owed to the current section */
+    cuzk_params *mem; /* the in-memory target (open_mem), else NULL */
 } cuzk_params_writer;
 
 /* Creates `path` and writes the six fixed VK elements; vk->ic is not written
  * here: ic is the first section begun. On failure the writer is released. */
 cuzk_err cuzk_params_writer_open(cuzk_params_writer *w, const char *path, const cuzk_vk *vk);
+/* The same writer filling `dst` in memory instead of a file (the points as
+ * cuzk_params_read would return them for that file, without the encoding
+ * round trip): for parameter sets used in the same process, e.g. a
+ * full-size benchmark that cannot afford the file. dst is complete after
+ * _close; _abort (or a failed _close) frees what was filled and zeroes it. */
+cuzk_err cuzk_params_writer_open_mem(cuzk_params_writer *w, cuzk_params *dst, const cuzk_vk *vk);
 /* Begin the next section (ic, h, l, a, b_g1, then b_g2) with `count` points. */
 cuzk_err cuzk_params_writer_begin(cuzk_params_writer *w, size_t count);
 cuzk_err cuzk_params_writer_g1(cuzk_params_writer *w, const blst_p1_affine *pts, size_t n);

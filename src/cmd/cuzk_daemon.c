@@ -307,6 +307,8 @@ int main(int argc, char **argv)
     cuzk_jobs_config jc = {
         .workers = cfg.workers,
         .backend = cfg.backend,
+        .gpu_devices = cfg.gpu_devices,
+        .n_gpu_devices = cfg.n_gpu_devices,
         .verify_proofs = cfg.verify_proofs,
         .param_dir = cfg.param_cache,
         .retain = cfg.retain,

@@ -513,9 +513,18 @@ cuzk_err cuzk_jobs_new(const cuzk_jobs_config *cfg, cuzk_srs_manager *srs, cuzk_
     }
     j->cfg.param_dir = j->param_dir;
     j->cfg.backend = j->backend;
+    j->cfg.gpu_devices = NULL; /* borrowed: used only below */
+    /* Workers go round the configured GPUs (all visible ones when none is
+     * named); a "cuda:N" backend name pins every worker to GPU N. */
+    int visible = cuzk_backend_gpus();
     for (unsigned i = 0; i < cfg->workers; i++) {
         j->workers[i].j = j;
-        cuzk_err rc = cuzk_backend_open(j->backend, &j->workers[i].be);
+        int ord = cfg->n_gpu_devices ? cfg->gpu_devices[i % cfg->n_gpu_devices]
+                  : visible > 0      ? (int)(i % (unsigned)visible)
+                                     : 0;
+        cuzk_err rc = strchr(j->backend, ':')
+                          ? cuzk_backend_open(j->backend, &j->workers[i].be)
+                          : cuzk_backend_open_on(j->backend, ord, &j->workers[i].be);
         if (rc) {
             cuzk_jobs_free(j);
             return rc;

@@ -113,6 +113,41 @@ extern "C" void cuzk_gpu_close(cuzk_gpu *g)
     free(g);
 }
 
+extern "C" cuzk_err cuzk_gpu_bind(cuzk_gpu *g)
+{
+    GPU_TRY(cudaSetDevice(g->ordinal), "select device");
+    return CUZK_OK;
+}
+
+extern "C" cuzk_err cuzk_gpu_device_mem(int ordinal, size_t *free_bytes, size_t *total_bytes)
+{
+    *free_bytes = *total_bytes = 0;
+    if (ordinal < 0 || ordinal >= cuzk_gpu_count())
+        return cuzk_fail(CUZK_EINVAL, "GPU %d: no such CUDA device", ordinal);
+    GPU_TRY(cudaSetDevice(ordinal), "select device");
+    GPU_TRY(cudaMemGetInfo(free_bytes, total_bytes), "device memory");
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_ordinal(const cuzk_gpu *g)
+{
+    return g->ordinal;
+}
+
+extern "C" cuzk_err cuzk_gpu_mem_info(cuzk_gpu *g, cuzk_gpu_mem *out)
+{
+    memset(out, 0, sizeof *out);
+    CUZK_TRY(cuzk_gpu_bind(g));
+    GPU_TRY(cudaMemGetInfo(&out->free_bytes, &out->total_bytes), "device memory");
+    for (int i = 0; i < GPU_MAX_RESIDENT; i++)
+        if (g->res[i].dev)
+            out->resident_bytes += g->res[i].n * g->res[i].elem;
+    for (int i = 0; i < 2; i++)
+        if (g->stage[i])
+            out->pinned_host_bytes += STAGE_BYTES;
+    return CUZK_OK;
+}
+
 void gpu_times_begin(cuzk_gpu *g)
 {
     cudaEventRecord(g->ev[0], g->stream);

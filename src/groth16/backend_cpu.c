@@ -148,7 +148,13 @@ static void cpu_close(cuzk_backend *be)
 }
 
 static const cuzk_backend_ops cpu_ops = {
-    "cpu", cpu_compute_h, cpu_msm_g1, cpu_msm_g2, cpu_close, cpu_compute_h_odd_coset,
+    .name = "cpu",
+    .compute_h = cpu_compute_h,
+    .msm_g1 = cpu_msm_g1,
+    .msm_g2 = cpu_msm_g2,
+    .close = cpu_close,
+    .compute_h_odd_coset = cpu_compute_h_odd_coset,
+    .device = NULL, /* host only */
 };
 
 cuzk_err cuzk_backend_cpu_open(cuzk_backend **out)

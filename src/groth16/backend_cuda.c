@@ -1,4 +1,4 @@
-/* The CUDA backend: the proving operations on one GPU (device 0).
+/* The CUDA backend: the proving operations on one GPU (any ordinal).
  *
  *   compute_h            on the GPU (src/gpu/ntt.cu: inverse NTTs, coset
  *                        NTTs, pointwise a*b-c divided by Z, coset iNTT)
@@ -9,8 +9,12 @@
  *                        index permutation of backend_cpu.c around the
  *                        same NTTs)
  *
- * Every result equals the CPU backend's bit for bit (tests/gpu). Without
- * CUDA in the build this file defines only a constructor that refuses. */
+ * Every result equals the CPU backend's bit for bit (tests/gpu). Each
+ * operation first makes the backend's GPU current on the calling thread
+ * (CUDA keeps the current device per thread), so a backend opened on one
+ * thread and used on another, as the daemon's workers do, stays on its GPU.
+ * Without CUDA in the build this file defines only a constructor that
+ * refuses. */
 #include "backend_internal.h"
 
 #include <stdlib.h>
@@ -25,12 +29,14 @@ static cuzk_gpu *gpu_of(cuzk_backend *be)
 
 static cuzk_err cuda_compute_h(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c)
 {
+    CUZK_TRY(cuzk_gpu_bind(gpu_of(be)));
     return cuzk_gpu_compute_h(gpu_of(be), log_m, a, b, c);
 }
 
 static cuzk_err cuda_compute_h_odd_coset(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b,
                                          cuzk_fr *c)
 {
+    CUZK_TRY(cuzk_gpu_bind(gpu_of(be)));
     return cuzk_gpu_compute_h_odd_coset(gpu_of(be), log_m, a, b, c);
 }
 
@@ -38,6 +44,7 @@ static cuzk_err cuda_msm_g1(cuzk_backend *be, blst_p1 *out, const blst_p1_affine
                             size_t n_bases, const cuzk_fr *k, const uint64_t *density, size_t n,
                             cuzk_msm_stats *stats)
 {
+    CUZK_TRY(cuzk_gpu_bind(gpu_of(be)));
     return cuzk_gpu_msm_g1(gpu_of(be), out, bases, n_bases, k, density, n, stats);
 }
 
@@ -45,7 +52,13 @@ static cuzk_err cuda_msm_g2(cuzk_backend *be, blst_p2 *out, const blst_p2_affine
                             size_t n_bases, const cuzk_fr *k, const uint64_t *density, size_t n,
                             cuzk_msm_stats *stats)
 {
+    CUZK_TRY(cuzk_gpu_bind(gpu_of(be)));
     return cuzk_gpu_msm_g2(gpu_of(be), out, bases, n_bases, k, density, n, stats);
+}
+
+static int cuda_device(const cuzk_backend *be)
+{
+    return cuzk_gpu_ordinal((const cuzk_gpu *)be->impl);
 }
 
 static void cuda_close(cuzk_backend *be)
@@ -61,18 +74,23 @@ static const cuzk_backend_ops cuda_ops = {
     .msm_g2 = cuda_msm_g2,
     .close = cuda_close,
     .compute_h_odd_coset = cuda_compute_h_odd_coset,
+    .device = cuda_device,
 };
 
-cuzk_err cuzk_backend_cuda_open(cuzk_backend **out)
+cuzk_err cuzk_backend_cuda_open(int ordinal, cuzk_backend **out)
 {
     *out = NULL;
-    if (cuzk_gpu_count() == 0)
+    int n = cuzk_gpu_count();
+    if (n == 0)
         return cuzk_fail(CUZK_EUNSUPPORTED, "backend cuda: no CUDA device is visible");
+    if (ordinal >= n)
+        return cuzk_fail(CUZK_EUNSUPPORTED, "backend cuda:%d: no such GPU (%d visible: 0..%d)",
+                         ordinal, n, n - 1);
     cuzk_backend *be = calloc(1, sizeof *be);
     if (!be)
         return cuzk_fail(CUZK_ENOMEM, "cuda backend: out of memory");
     cuzk_gpu *g;
-    cuzk_err rc = cuzk_gpu_open(0, &g);
+    cuzk_err rc = cuzk_gpu_open(ordinal, &g);
     if (rc) {
         free(be);
         return rc;
@@ -85,8 +103,9 @@ cuzk_err cuzk_backend_cuda_open(cuzk_backend **out)
 
 #else
 
-cuzk_err cuzk_backend_cuda_open(cuzk_backend **out)
+cuzk_err cuzk_backend_cuda_open(int ordinal, cuzk_backend **out)
 {
+    (void)ordinal;
     *out = NULL;
     return cuzk_fail(CUZK_EUNSUPPORTED,
                      "backend cuda: this build has no CUDA support (nvcc was not found)");

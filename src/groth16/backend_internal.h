@@ -5,7 +5,8 @@
 #include "cuzk/backend.h"
 
 cuzk_err cuzk_backend_cpu_open(cuzk_backend **out);
-/* EUNSUPPORTED without CUDA in the build or without a visible GPU. */
-cuzk_err cuzk_backend_cuda_open(cuzk_backend **out);
+/* CUDA device `ordinal`. EUNSUPPORTED without CUDA in the build, without a
+ * visible GPU or without that device. */
+cuzk_err cuzk_backend_cuda_open(int ordinal, cuzk_backend **out);
 
 #endif

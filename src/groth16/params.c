@@ -20,7 +20,8 @@
  * never disagree about the layout. Points are encoded on the thread pool in
  * batches into a scratch buffer and written with large fwrite calls. The
  * writer enforces the section order, the group of each section and the exact
- * count announced by _begin. */
+ * count announced by _begin. The same writer can fill a cuzk_params in
+ * memory instead (open_mem): one set of checks for both targets. */
 #define _GNU_SOURCE
 #include "cuzk/params.h"
 #include "cuzk/curve.h"
@@ -360,9 +361,41 @@ cuzk_err cuzk_params_writer_open(cuzk_params_writer *w, const char *path, const 
     return e;
 }
 
+#define WRITER_OPEN(w) ((w) && ((w)->f || (w)->mem))
+
+cuzk_err cuzk_params_writer_open_mem(cuzk_params_writer *w, cuzk_params *dst, const cuzk_vk *vk)
+{
+    if (!w || !dst || !vk)
+        return cuzk_fail(CUZK_EINVAL, "cuzk_params_writer_open_mem: NULL argument");
+    memset(w, 0, sizeof *w);
+    memset(dst, 0, sizeof *dst);
+    w->section = -1;
+    w->path = strdup("parameters in memory");
+    if (!w->path)
+        return cuzk_fail(CUZK_ENOMEM, "cuzk_params_writer_open_mem: out of memory");
+    dst->vk = *vk;
+    dst->vk.ic = NULL;
+    dst->vk.n_ic = 0;
+    w->mem = dst;
+    return CUZK_OK;
+}
+
+/* In memory: the array of section `sec` of the target and its count. */
+static void **mem_section(cuzk_params *p, int sec, size_t **count)
+{
+    switch (sec) {
+    case SEC_IC: *count = &p->vk.n_ic; return (void **)&p->vk.ic;
+    case SEC_H: *count = &p->n_h; return (void **)&p->h;
+    case SEC_L: *count = &p->n_l; return (void **)&p->l;
+    case SEC_A: *count = &p->n_a; return (void **)&p->a;
+    case SEC_B_G1: *count = &p->n_b_g1; return (void **)&p->b_g1;
+    default: *count = &p->n_b_g2; return (void **)&p->b_g2;
+    }
+}
+
 cuzk_err cuzk_params_writer_begin(cuzk_params_writer *w, size_t count)
 {
-    if (!w || !w->f)
+    if (!WRITER_OPEN(w))
         return cuzk_fail(CUZK_EINVAL, "params writer: not open");
     if (w->section >= 0 && w->remaining)
         return cuzk_fail(CUZK_EINVAL,
@@ -375,9 +408,19 @@ cuzk_err cuzk_params_writer_begin(cuzk_params_writer *w, size_t count)
     if (count > UINT32_MAX)
         return cuzk_fail(CUZK_EINVAL, "%s: section %s count %zu does not fit the u32 count field",
                          w->path, next, count);
-    uint8_t be[4];
-    store_be32(be, (uint32_t)count);
-    CUZK_TRY(writer_bytes(w, be, 4));
+    if (w->mem) {
+        size_t *cnt,
+            each = w->section + 1 == SEC_B_G2 ? sizeof(blst_p2_affine) : sizeof(blst_p1_affine);
+        void **arr = mem_section(w->mem, w->section + 1, &cnt);
+        if (!(*arr = malloc(count ? count * each : 1)))
+            return cuzk_fail(CUZK_ENOMEM, "%s: cannot allocate section %s (%zu points)", w->path,
+                             next, count);
+        *cnt = count;
+    } else {
+        uint8_t be[4];
+        store_be32(be, (uint32_t)count);
+        CUZK_TRY(writer_bytes(w, be, 4));
+    }
     w->section++;
     w->remaining = count;
     return CUZK_OK;
@@ -386,7 +429,7 @@ cuzk_err cuzk_params_writer_begin(cuzk_params_writer *w, size_t count)
 static cuzk_err writer_points(cuzk_params_writer *w, const group_desc *g, const void *pts, size_t n)
 {
     int is_g2 = g == &group_g2;
-    if (!w || !w->f)
+    if (!WRITER_OPEN(w))
         return cuzk_fail(CUZK_EINVAL, "params writer: not open");
     if (w->section < 0)
         return cuzk_fail(CUZK_EINVAL, "%s: %s points appended before any section was begun",
@@ -403,6 +446,13 @@ static cuzk_err writer_points(cuzk_params_writer *w, const group_desc *g, const 
         return CUZK_OK;
     if (!pts)
         return cuzk_fail(CUZK_EINVAL, "%s: section %s: points are NULL", w->path, sec);
+    if (w->mem) {
+        size_t *cnt;
+        uint8_t *arr = *mem_section(w->mem, w->section, &cnt);
+        memcpy(arr + (*cnt - w->remaining) * g->aff_bytes, pts, n * g->aff_bytes);
+        w->remaining -= n;
+        return CUZK_OK;
+    }
     size_t batch = n < WRITE_BATCH ? n : WRITE_BATCH;
     uint8_t *buf = malloc(batch * g->enc_bytes);
     if (!buf)
@@ -434,7 +484,7 @@ cuzk_err cuzk_params_writer_g2(cuzk_params_writer *w, const blst_p2_affine *pts,
 
 cuzk_err cuzk_params_writer_close(cuzk_params_writer *w)
 {
-    if (!w || !w->f)
+    if (!WRITER_OPEN(w))
         return cuzk_fail(CUZK_EINVAL, "params writer: not open");
     cuzk_err e = CUZK_OK;
     if (w->section < SEC_B_G2) {
@@ -448,6 +498,11 @@ cuzk_err cuzk_params_writer_close(cuzk_params_writer *w)
     if (e != CUZK_OK) {
         cuzk_params_writer_abort(w);
         return e;
+    }
+    if (w->mem) {
+        free(w->path);
+        memset(w, 0, sizeof *w);
+        return CUZK_OK;
     }
     /* fsync so that setup's rename publishes a complete file; EINVAL means a
      * special file (a pipe, /dev/null) that cannot be synced. */
@@ -473,10 +528,11 @@ void cuzk_params_writer_abort(cuzk_params_writer *w)
         return;
     if (w->f)
         fclose(w->f);
-    if (w->path) {
+    if (w->mem)
+        cuzk_params_free(w->mem);
+    else if (w->path)
         remove(w->path);
-        free(w->path);
-    }
+    free(w->path);
     memset(w, 0, sizeof *w);
 }
 

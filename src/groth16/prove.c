@@ -14,12 +14,18 @@
  * cuzk_groth16_prove_abc is the part after the SpMV, shared with the zkey
  * prover (snark/): it takes the H basis from the length of the h query
  * (bellperson's m - 1 points, or snarkjs's m odd-coset points) and an
- * optional density for L (zkey files keep points at infinity). */
+ * optional density for L (zkey files keep points at infinity).
+ *
+ * cuzk_groth16_prove_batch proves several witnesses of one circuit with the
+ * SpMV of the next proof on a second thread while the backend works on the
+ * current one (below). */
 #include "cuzk/groth16.h"
 #include "cuzk/curve.h"
 #include "cuzk/threads.h"
 #include "cuzk/util.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +76,20 @@ static cuzk_err check_counts(const cuzk_params *p, const cuzk_groth16_shape *sh,
     return CUZK_OK;
 }
 
+/* a, b, c = A.w, B.w, C.w, and every row checked (a*b == c). a, b, c must
+ * be zero beyond the constraints (the SpMV writes only the rows). */
+static cuzk_err spmv_checked(const cuzk_pce *pce, const cuzk_fr *w, cuzk_fr *a, cuzk_fr *b,
+                             cuzk_fr *c)
+{
+    CUZK_TRY(cuzk_pce_spmv(pce, w, a, b, c));
+    check_ctx cc = {a, b, c};
+    uint64_t bad = cuzk_parallel_first(pce->n_constraints, 4096, row_unsatisfied, &cc);
+    if (bad != UINT64_MAX)
+        return cuzk_fail(CUZK_EINVAL, "witness does not satisfy constraint %llu",
+                         (unsigned long long)bad);
+    return CUZK_OK;
+}
+
 static void g1_mul_aff(blst_p1 *out, const blst_p1_affine *p, const cuzk_fr *k)
 {
     blst_p1 t;
@@ -97,15 +117,8 @@ cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const c
         goto out;
     }
     double t = cuzk_now();
-    if ((rc = cuzk_pce_spmv(pce, w, a, b, c)) != CUZK_OK)
+    if ((rc = spmv_checked(pce, w, a, b, c)) != CUZK_OK)
         goto out;
-    check_ctx cc = {a, b, c};
-    uint64_t bad = cuzk_parallel_first(pce->n_constraints, 4096, row_unsatisfied, &cc);
-    if (bad != UINT64_MAX) {
-        rc = cuzk_fail(CUZK_EINVAL, "witness does not satisfy constraint %llu",
-                       (unsigned long long)bad);
-        goto out;
-    }
     double t_spmv = cuzk_now() - t;
     rc = cuzk_groth16_prove_abc(be, params, &sh, w, a, b, c, r, s, out, tm);
     tm->spmv = t_spmv;
@@ -114,6 +127,162 @@ out:
     free(a);
     free(b);
     free(c);
+    return rc;
+}
+
+/* ---- many proofs of one circuit, CPU and backend overlapped ----
+ *
+ * A feeder thread runs the SpMV and witness check of proof i + 1 into one
+ * of two buffer sets while the calling thread runs the backend part of
+ * proof i on the other; slot states go free -> ready -> free under one
+ * mutex. The thread pool serialises the two threads' parallel sections, but
+ * the backend thread mostly waits on its device, so the CPU stays busy. */
+typedef struct {
+    const cuzk_pce *pce;
+    const cuzk_fr *const *w;
+    size_t n;
+    cuzk_fr *abc[2][3];
+    int ready[2];       /* slot holds the a, b, c of proof next_use[slot] */
+    size_t produced;    /* proofs whose SpMV is done (or failed) */
+    size_t consumed;    /* proofs whose backend part is done */
+    int stop;           /* the consumer gave up: the feeder stops */
+    cuzk_err feed_rc;   /* first SpMV error, for proof `produced` */
+    char feed_msg[256]; /* its message (error messages are per thread) */
+    double *spmv_s;     /* per proof */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} batch;
+
+static void *batch_feeder(void *arg)
+{
+    batch *bt = arg;
+    size_t m = (size_t)1 << bt->pce->log_domain, nc = bt->pce->n_constraints;
+    for (size_t i = 0; i < bt->n; i++) {
+        int slot = (int)(i & 1);
+        pthread_mutex_lock(&bt->mu);
+        while (!bt->stop && bt->ready[slot])
+            pthread_cond_wait(&bt->cv, &bt->mu);
+        int stop = bt->stop;
+        pthread_mutex_unlock(&bt->mu);
+        if (stop)
+            return NULL;
+        /* The backend used the slot as scratch: clear the padding again. */
+        for (int k = 0; k < 3; k++)
+            memset(bt->abc[slot][k] + nc, 0, (m - nc) * sizeof(cuzk_fr));
+        double t = cuzk_now();
+        cuzk_err rc =
+            spmv_checked(bt->pce, bt->w[i], bt->abc[slot][0], bt->abc[slot][1], bt->abc[slot][2]);
+        pthread_mutex_lock(&bt->mu);
+        bt->spmv_s[i] = cuzk_now() - t;
+        if (rc) {
+            bt->feed_rc = rc;
+            snprintf(bt->feed_msg, sizeof bt->feed_msg, "%s", cuzk_errmsg());
+        } else {
+            bt->ready[slot] = 1;
+        }
+        bt->produced = i + 1;
+        pthread_cond_broadcast(&bt->cv);
+        pthread_mutex_unlock(&bt->mu);
+        if (rc)
+            return NULL;
+    }
+    return NULL;
+}
+
+cuzk_err cuzk_groth16_prove_batch(cuzk_backend *be, const cuzk_params *params, const cuzk_pce *pce,
+                                  const cuzk_fr *const *w, size_t n, const cuzk_fr *r,
+                                  const cuzk_fr *s, cuzk_proof *out, cuzk_prove_timings *tm,
+                                  size_t *n_done)
+{
+    if (n_done)
+        *n_done = 0;
+    if (!be || !params || !pce || (!w && n) || (!out && n))
+        return cuzk_fail(CUZK_EINVAL, "prove batch: NULL argument");
+    if (n == 0)
+        return CUZK_OK;
+    for (size_t i = 0; i < n; i++)
+        if (!w[i])
+            return cuzk_fail(CUZK_EINVAL, "prove batch: witness %zu is NULL", i);
+    cuzk_groth16_shape sh = {pce->log_domain, pce->n_inputs,  pce->n_aux,
+                             pce->a_density,  pce->b_density, NULL};
+    cuzk_h_basis basis;
+    CUZK_TRY(check_counts(params, &sh, &basis));
+    size_t m = (size_t)1 << pce->log_domain;
+    batch bt;
+    memset(&bt, 0, sizeof bt);
+    bt.pce = pce;
+    bt.w = w;
+    bt.n = n;
+    bt.spmv_s = calloc(n, sizeof *bt.spmv_s);
+    cuzk_err rc = CUZK_OK;
+    int nslots = n > 1 ? 2 : 1;
+    for (int sl = 0; sl < nslots && bt.spmv_s; sl++)
+        for (int k = 0; k < 3; k++)
+            if (!(bt.abc[sl][k] = calloc(m, sizeof(cuzk_fr))))
+                rc = cuzk_fail(CUZK_ENOMEM, "prove batch: cannot allocate %d x 3 x %zu elements",
+                               nslots, m);
+    if (!bt.spmv_s && !rc)
+        rc = cuzk_fail(CUZK_ENOMEM, "prove batch: out of memory");
+    pthread_t th;
+    int started = 0, inited = 0;
+    if (!rc) {
+        inited = 1;
+        pthread_mutex_init(&bt.mu, NULL);
+        pthread_cond_init(&bt.cv, NULL);
+        if (pthread_create(&th, NULL, batch_feeder, &bt) != 0)
+            rc = cuzk_fail(CUZK_EINTERNAL, "prove batch: cannot start the SpMV thread");
+        else
+            started = 1;
+    }
+    size_t done = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        int slot = (int)(i & 1);
+        double t0 = cuzk_now();
+        pthread_mutex_lock(&bt.mu);
+        while (!bt.ready[slot] && bt.produced <= i)
+            pthread_cond_wait(&bt.cv, &bt.mu);
+        int ok = bt.ready[slot];
+        pthread_mutex_unlock(&bt.mu);
+        if (!ok) { /* the feeder failed on proof i */
+            rc = cuzk_fail(bt.feed_rc, "proof %zu of the batch: %s", i, bt.feed_msg);
+            break;
+        }
+        cuzk_prove_timings tl, *t = tm ? &tm[i] : &tl;
+        rc =
+            cuzk_groth16_prove_abc(be, params, &sh, w[i], bt.abc[slot][0], bt.abc[slot][1],
+                                   bt.abc[slot][2], r ? &r[i] : NULL, s ? &s[i] : NULL, &out[i], t);
+        if (rc) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s", cuzk_errmsg());
+            rc = cuzk_fail(rc, "proof %zu of the batch: %s", i, msg);
+        }
+        pthread_mutex_lock(&bt.mu);
+        t->spmv = bt.spmv_s[i];
+        bt.ready[slot] = 0;
+        pthread_cond_broadcast(&bt.cv);
+        pthread_mutex_unlock(&bt.mu);
+        /* Wall time from this proof's turn; its SpMV overlapped the last. */
+        t->total = cuzk_now() - t0;
+        if (!rc)
+            done = i + 1;
+    }
+    if (started) {
+        pthread_mutex_lock(&bt.mu);
+        bt.stop = 1;
+        pthread_cond_broadcast(&bt.cv);
+        pthread_mutex_unlock(&bt.mu);
+        pthread_join(th, NULL);
+    }
+    if (inited) {
+        pthread_mutex_destroy(&bt.mu);
+        pthread_cond_destroy(&bt.cv);
+    }
+    for (int sl = 0; sl < 2; sl++)
+        for (int k = 0; k < 3; k++)
+            free(bt.abc[sl][k]);
+    free(bt.spmv_s);
+    if (n_done)
+        *n_done = done;
     return rc;
 }
 

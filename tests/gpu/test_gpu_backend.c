@@ -315,6 +315,18 @@ int main(void)
     CHECK_OK(cuzk_backend_open("cpu", &cpu));
     CHECK_OK(cuzk_backend_open("cuda", &cuda));
     CHECK(!strcmp(cuzk_backend_name(cuda), "cuda"));
+    CHECK(cuzk_backend_device(cuda) == 0);
+    {
+        char nm[32];
+        cuzk_backend *none;
+        snprintf(nm, sizeof nm, "cuda:%d", cuzk_gpu_count());
+        CHECK_ERR(cuzk_backend_open(nm, &none), CUZK_EUNSUPPORTED, "no such GPU");
+        cuzk_backend *last;
+        snprintf(nm, sizeof nm, "cuda:%d", cuzk_gpu_count() - 1);
+        CHECK_OK(cuzk_backend_open(nm, &last));
+        CHECK(cuzk_backend_device(last) == cuzk_gpu_count() - 1);
+        cuzk_backend_close(last);
+    }
     unsigned hs[] = {1, 2, 5, 10, 11, 14, 18, 21};
     for (size_t i = 0; i < sizeof hs / sizeof *hs; i++)
         for (int sj = 0; sj < 2; sj++)
@@ -326,6 +338,14 @@ int main(void)
             for (int pat = 0; pat < 5; pat++)
                 test_msm_g1(ns[i], dn, pat);
     printf("msm g1 compared\n");
+    cuzk_gpu_mem mi;
+    CHECK_OK(cuzk_gpu_mem_info(gpu, &mi));
+    CHECK(mi.total_bytes > 0 && mi.free_bytes <= mi.total_bytes);
+    CHECK(mi.resident_bytes >= 300007 * sizeof(blst_p1_affine)); /* the last bases stay */
+    CHECK(mi.resident_bytes < mi.total_bytes - mi.free_bytes);
+    cuzk_gpu_msm_forget(gpu);
+    CHECK_OK(cuzk_gpu_mem_info(gpu, &mi));
+    CHECK(mi.resident_bytes == 0);
     size_t n2[] = {1, 2, 17, 500, 5003, 40009};
     for (size_t i = 0; i < sizeof n2 / sizeof *n2; i++)
         for (int dn = 0; dn < 2; dn++)

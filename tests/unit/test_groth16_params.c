@@ -497,6 +497,49 @@ static void test_writer(void)
     CHECK(is_zero(&w, sizeof w));
     CHECK_ERR(cuzk_params_write("/nonexistent-dir/x.params", &p), CUZK_EIO, "cannot create");
 
+    /* In memory: the same pieces give a struct that writes the same bytes. */
+    cuzk_params m;
+    CHECK_OK(cuzk_params_writer_open_mem(&w, &m, &p.vk));
+    CHECK_ERR(cuzk_params_writer_g1(&w, p.h, 1), CUZK_EINVAL, "before any section was begun");
+    CHECK_OK(cuzk_params_writer_begin(&w, p.vk.n_ic));
+    CHECK_OK(cuzk_params_writer_g1(&w, p.vk.ic, 1));
+    CHECK_OK(cuzk_params_writer_g1(&w, p.vk.ic + 1, 2));
+    CHECK_OK(cuzk_params_writer_begin(&w, p.n_h));
+    for (size_t i = 0; i < p.n_h; i++)
+        CHECK_OK(cuzk_params_writer_g1(&w, &p.h[i], 1));
+    CHECK_OK(cuzk_params_writer_begin(&w, p.n_l));
+    CHECK_ERR(cuzk_params_writer_g1(&w, p.l, p.n_l + 1), CUZK_EINVAL, "room for only");
+    CHECK_OK(cuzk_params_writer_g1(&w, p.l, p.n_l));
+    CHECK_OK(cuzk_params_writer_begin(&w, 0)); /* a */
+    CHECK_OK(cuzk_params_writer_begin(&w, p.n_b_g1));
+    CHECK_OK(cuzk_params_writer_g1(&w, p.b_g1, p.n_b_g1));
+    CHECK_OK(cuzk_params_writer_begin(&w, p.n_b_g2));
+    CHECK_ERR(cuzk_params_writer_g1(&w, p.h, 1), CUZK_EINVAL, "which holds G2 points");
+    CHECK_OK(cuzk_params_writer_g2(&w, p.b_g2, 1));
+    CHECK_OK(cuzk_params_writer_g2(&w, p.b_g2 + 1, p.n_b_g2 - 1));
+    CHECK_OK(cuzk_params_writer_close(&w));
+    CHECK(is_zero(&w, sizeof w));
+    CHECK(m.n_h == p.n_h && m.n_l == p.n_l && m.n_a == 0 && m.n_b_g2 == p.n_b_g2);
+    CHECK(memcmp(m.b_g2, p.b_g2, p.n_b_g2 * sizeof *p.b_g2) == 0);
+    char mpath[TMP_NAME_CAP];
+    CHECK_OK(cuzk_params_write(tmp_name(mpath, "mem.params"), &m));
+    CHECK_OK(cuzk_read_file(mpath, &got, &got_size));
+    CHECK(got_size == ref_size && memcmp(got, ref, ref_size) == 0);
+    free(got);
+    remove(mpath);
+    cuzk_params_free(&m);
+    /* An incomplete set is freed and zeroed, by close or by abort. */
+    CHECK_OK(cuzk_params_writer_open_mem(&w, &m, &p.vk));
+    CHECK_OK(cuzk_params_writer_begin(&w, 2));
+    CHECK_OK(cuzk_params_writer_g1(&w, p.h, 2));
+    CHECK_ERR(cuzk_params_writer_close(&w), CUZK_EINVAL, "parameters in memory: closed with");
+    CHECK(is_zero(&m, sizeof m) && is_zero(&w, sizeof w));
+    CHECK_OK(cuzk_params_writer_open_mem(&w, &m, &p.vk));
+    CHECK_OK(cuzk_params_writer_begin(&w, 3));
+    cuzk_params_writer_abort(&w);
+    CHECK(is_zero(&m, sizeof m) && is_zero(&w, sizeof w));
+    CHECK_ERR(cuzk_params_writer_open_mem(&w, NULL, &p.vk), CUZK_EINVAL, "NULL argument");
+
     free(ref);
     cuzk_params_free(&p);
 }

@@ -200,13 +200,82 @@ static void unconstrained_variable(void)
     cuzk_r1cs_free(cs);
 }
 
+/* prove_batch: the same bytes as one proof at a time for the same r, s;
+ * a bad witness in the middle stops the batch there with its index. */
+static void batch(cuzk_backend *be)
+{
+    fixture f;
+    if (fixture_make(&f, 2048, 3, 77, "batch")) {
+        fixture_free(&f);
+        return;
+    }
+    size_t nv = f.pce->n_inputs + f.pce->n_aux;
+    cuzk_fr *bad = malloc(nv * sizeof *bad);
+    memcpy(bad, f.w, nv * sizeof *bad);
+    blst_fr_add(&bad[nv - 1], &bad[nv - 1], &bad[0]); /* breaks its constraint */
+    enum { N = 5 };
+    cuzk_fr r[N], s[N];
+    for (int i = 0; i < N; i++) {
+        cuzk_fr_from_u64(&r[i], 1000 + (uint64_t)i);
+        cuzk_fr_from_u64(&s[i], 2000 + (uint64_t)i);
+    }
+    const cuzk_fr *w[N] = {f.w, f.w, f.w, f.w, f.w};
+    cuzk_proof got[N], want;
+    cuzk_prove_timings tm[N];
+    size_t done = 99;
+    CHECK_OK(cuzk_groth16_prove_batch(be, &f.params, f.pce, w, N, r, s, got, tm, &done));
+    CHECK(done == N);
+    for (int i = 0; i < N; i++) {
+        CHECK_OK(cuzk_groth16_prove(be, &f.params, f.pce, f.w, &r[i], &s[i], &want, NULL));
+        CHECK(!memcmp(&got[i], &want, sizeof want));
+        CHECK_OK(cuzk_groth16_verify(&f.vk, f.w + 1, 3, &got[i]));
+        CHECK(tm[i].spmv > 0 && tm[i].total > 0);
+    }
+    CHECK(memcmp(&got[0], &got[1], sizeof got[0]) != 0); /* r, s differ */
+    /* One proof, and random r, s. */
+    CHECK_OK(cuzk_groth16_prove_batch(be, &f.params, f.pce, w, 1, NULL, NULL, got, NULL, NULL));
+    CHECK_OK(cuzk_groth16_verify(&f.vk, f.w + 1, 3, &got[0]));
+    w[2] = bad;
+    CHECK_ERR(cuzk_groth16_prove_batch(be, &f.params, f.pce, w, N, r, s, got, tm, &done),
+              CUZK_EINVAL, "proof 2 of the batch: witness does not satisfy constraint");
+    CHECK(done == 2);
+    CHECK_OK(cuzk_groth16_verify(&f.vk, f.w + 1, 3, &got[1]));
+    w[0] = bad;
+    CHECK_ERR(cuzk_groth16_prove_batch(be, &f.params, f.pce, w, 1, r, s, got, NULL, &done),
+              CUZK_EINVAL, "proof 0 of the batch");
+    CHECK(done == 0);
+    w[0] = NULL;
+    CHECK_ERR(cuzk_groth16_prove_batch(be, &f.params, f.pce, w, N, r, s, got, NULL, &done),
+              CUZK_EINVAL, "witness 0 is NULL");
+    CHECK_OK(cuzk_groth16_prove_batch(be, &f.params, f.pce, w, 0, r, s, got, NULL, &done));
+    CHECK(done == 0);
+    free(bad);
+    fixture_free(&f);
+}
+
 int main(void)
 {
     cuzk_backend *be;
     cuzk_backend *none;
     CHECK_ERR(cuzk_backend_open("tpu", &none), CUZK_EINVAL, "unknown backend");
     CHECK(none == NULL);
+    /* Device names: cuda:N with N an ordinal, nothing else. */
+    const char *bad_dev[] = {"cuda:", "cuda:x", "cuda:-1", "cuda:1x", "cuda:99999", "cuda: 1"};
+    for (size_t i = 0; i < sizeof bad_dev / sizeof *bad_dev; i++)
+        CHECK_ERR(cuzk_backend_open(bad_dev[i], &none), CUZK_EINVAL, "expected cuda:N");
+    CHECK_ERR(cuzk_backend_open("cpu:0", &none), CUZK_EINVAL, "unknown backend");
+    CHECK_ERR(cuzk_backend_open_on("cuda", -1, &none), CUZK_EINVAL, "GPU ordinal -1");
+    CHECK(none == NULL);
+    if (cuzk_backend_gpus() == 0) { /* CPU-only build or machine: refused, never the CPU */
+        CHECK_ERR(cuzk_backend_open("cuda:0", &none), CUZK_EUNSUPPORTED, "cuda");
+        CHECK_ERR(cuzk_backend_open_on("cuda", 3, &none), CUZK_EUNSUPPORTED, "cuda");
+        CHECK(none == NULL);
+        CHECK_OK(cuzk_backend_open_on("auto", 2, &be)); /* auto falls back */
+        CHECK(!strcmp(cuzk_backend_name(be), "cpu"));
+        cuzk_backend_close(be);
+    }
     CHECK_OK(cuzk_backend_open("cpu", &be));
+    CHECK(cuzk_backend_device(be) == -1);
     round_trip(be, 16, 0, CUZK_H_BELLPERSON);
     round_trip(be, 256, 1, CUZK_H_BELLPERSON);
     round_trip(be, 1024, 0, CUZK_H_BELLPERSON);
@@ -218,6 +287,7 @@ int main(void)
     another_vk_and_determinism(be);
     mismatched_params(be);
     unconstrained_variable();
+    batch(be);
     cuzk_backend_close(be);
     return check_done("test_groth16_prove");
 }
