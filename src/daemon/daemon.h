@@ -46,6 +46,7 @@ static inline struct timespec cuzk_deadline_in_ms(uint64_t ms)
 typedef struct {
     int ordinal;
     char name[256];
+    uint64_t vram_total_bytes, vram_free_bytes; /* 0 when unknown */
 } cuzk_daemon_gpu;
 size_t cuzk_daemon_gpus(cuzk_daemon_gpu *out, size_t cap);
 

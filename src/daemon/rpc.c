@@ -456,6 +456,8 @@ static void handle_status(call_ctx *c)
         cuzk__v1__gpustatus__init(&gs[i]);
         gs[i].ordinal = (uint32_t)gpus[i].ordinal;
         gs[i].name = gpus[i].name;
+        gs[i].vram_total_bytes = gpus[i].vram_total_bytes;
+        gs[i].vram_free_bytes = gpus[i].vram_free_bytes;
         gsp[i] = &gs[i];
     }
     resp.n_gpus = n_gpus;

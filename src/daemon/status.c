@@ -33,6 +33,10 @@ size_t cuzk_daemon_gpus(cuzk_daemon_gpu *out, size_t cap)
         out[n].ordinal = i;
         if (cuzk_gpu_describe(i, out[n].name, sizeof out[n].name) != CUZK_OK)
             snprintf(out[n].name, sizeof out[n].name, "CUDA device %d", i);
+        size_t free_b = 0, total_b = 0;
+        cuzk_gpu_device_mem(i, &free_b, &total_b);
+        out[n].vram_total_bytes = total_b;
+        out[n].vram_free_bytes = free_b;
         n++;
     }
 #else
@@ -124,7 +128,9 @@ void cuzk_daemon_status_json(cuzk_daemon *d, FILE *f)
     for (size_t i = 0; i < n_gpus; i++) {
         fprintf(f, "%s{\"ordinal\":%d,\"name\":", i ? "," : "", gpus[i].ordinal);
         json_str(f, gpus[i].name);
-        fputc('}', f);
+        fprintf(f, ",\"vram_total_bytes\":%llu,\"vram_free_bytes\":%llu}",
+                (unsigned long long)gpus[i].vram_total_bytes,
+                (unsigned long long)gpus[i].vram_free_bytes);
     }
     fprintf(f, "]}\n");
     free(srs);
@@ -134,6 +140,17 @@ void cuzk_daemon_status_json(cuzk_daemon *d, FILE *f)
 void cuzk_daemon_metrics(cuzk_daemon *d, FILE *f)
 {
     cuzk_jobs_metrics(d->jobs, f);
+    cuzk_daemon_gpu gpus[CUZK_DAEMON_MAX_GPUS];
+    size_t n_gpus = cuzk_daemon_gpus(gpus, CUZK_DAEMON_MAX_GPUS);
+    fprintf(f, "# HELP cuzk_device_bytes Device memory in use on each GPU (all processes) and "
+               "its size.\n"
+               "# TYPE cuzk_device_bytes gauge\n"
+               "# TYPE cuzk_device_total_bytes gauge\n");
+    for (size_t i = 0; i < n_gpus; i++)
+        fprintf(f, "cuzk_device_bytes{gpu=\"%d\"} %llu\ncuzk_device_total_bytes{gpu=\"%d\"} %llu\n",
+                gpus[i].ordinal,
+                (unsigned long long)(gpus[i].vram_total_bytes - gpus[i].vram_free_bytes),
+                gpus[i].ordinal, (unsigned long long)gpus[i].vram_total_bytes);
     cuzk_srs_info *srs = NULL;
     size_t n = 0;
     cuzk_srs_totals t;
@@ -173,9 +190,6 @@ void cuzk_daemon_metrics(cuzk_daemon *d, FILE *f)
             "# HELP cuzk_pinned_bytes Pinned host memory (CUDA backend).\n"
             "# TYPE cuzk_pinned_bytes gauge\n"
             "cuzk_pinned_bytes 0\n"
-            "# HELP cuzk_device_bytes Device memory in use (CUDA backend).\n"
-            "# TYPE cuzk_device_bytes gauge\n"
-            "cuzk_device_bytes 0\n"
             "# TYPE cuzk_ready gauge\n"
             "cuzk_ready %d\n"
             "# TYPE cuzk_uptime_seconds gauge\n"
