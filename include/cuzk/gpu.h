@@ -91,6 +91,43 @@ cuzk_err cuzk_gpu_msm_g2(cuzk_gpu *g, blst_p2 *out, const blst_p2_affine *bases,
 /* Drop the resident bases (they are re-uploaded on next use). */
 void cuzk_gpu_msm_forget(cuzk_gpu *g);
 
+/* Fixed-base multiplication for setup (fixed.cu): out[i] = k[i] * base for
+ * Montgomery-form scalars k[i], as affine points in blst's layout; the same
+ * points as curve.h's cuzk_g1/g2_fixed_mul_batch (k = 0 gives the all-zero
+ * point at infinity). A cuzk_gpu_fixed owns a device table of window
+ * multiples of one base (100 MiB for G1, 200 MiB for G2) and two slots of
+ * `chunk` scalars (device buffers and pinned host buffers; 0 picks 2^22 for
+ * G1, 2^21 for G2); it uses the handle's device and must not outlive it.
+ * Errors: EINVAL for NULL arguments, a base at infinity or misuse of the
+ * pipeline; ENOMEM (saying what did not fit) when device or pinned memory
+ * is short. */
+typedef struct cuzk_gpu_fixed cuzk_gpu_fixed;
+cuzk_err cuzk_gpu_fixed_open_g1(cuzk_gpu *g, const blst_p1 *base, size_t chunk,
+                                cuzk_gpu_fixed **out);
+cuzk_err cuzk_gpu_fixed_open_g2(cuzk_gpu *g, const blst_p2 *base, size_t chunk,
+                                cuzk_gpu_fixed **out);
+/* Waits for work in flight, frees device and pinned memory. NULL: no-op. */
+void cuzk_gpu_fixed_free(cuzk_gpu_fixed *f);
+/* The chunk size: the most scalars one submit takes. */
+size_t cuzk_gpu_fixed_chunk(const cuzk_gpu_fixed *f);
+/* Pipeline: submit copies n <= chunk scalars (k may be reused on return) and
+ * enqueues their multiplication without waiting; at most two chunks are in
+ * flight. collect waits for the oldest submitted chunk and lends its points
+ * (blst_p1_affine or blst_p2_affine, *n of them) in pinned host memory,
+ * valid until the next submit or collect. So chunk i+1 is computed while the
+ * caller writes chunk i: submit(0); then for each i: submit(i+1) if any,
+ * collect(i), use it. */
+cuzk_err cuzk_gpu_fixed_submit(cuzk_gpu_fixed *f, const cuzk_fr *k, size_t n);
+cuzk_err cuzk_gpu_fixed_collect(cuzk_gpu_fixed *f, const void **pts, size_t *n);
+/* All n (any size) at once into out (points of the table's group); EINVAL
+ * while submitted chunks are uncollected. */
+cuzk_err cuzk_gpu_fixed_mul(cuzk_gpu_fixed *f, void *out, const cuzk_fr *k, size_t n);
+/* One-shot forms: make a table for base, multiply, free it. */
+cuzk_err cuzk_gpu_fixed_mul_g1(cuzk_gpu *g, blst_p1_affine *out, const blst_p1 *base,
+                               const cuzk_fr *k, size_t n);
+cuzk_err cuzk_gpu_fixed_mul_g2(cuzk_gpu *g, blst_p2_affine *out, const blst_p2 *base,
+                               const cuzk_fr *k, size_t n);
+
 /* Benchmarks with inputs resident on the device (random data made there),
  * timed with CUDA events, median of `reps`.
  * ntt: ms[4] = forward, inverse, coset forward, coset inverse at 2^log_n.

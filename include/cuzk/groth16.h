@@ -83,6 +83,7 @@ typedef struct {
 
 typedef struct {
     double lagrange, qap, vk, h, l, a, b_g1, b_g2, total;
+    const char *backend; /* the multiplier that ran: "cpu" or "cuda" (static) */
 } cuzk_setup_timings;
 
 /* Generate parameters for a circuit and write `params_path` (bellperson
@@ -99,5 +100,31 @@ cuzk_err cuzk_groth16_setup(const cuzk_pce *pce, const char *params_path, const 
 cuzk_err cuzk_groth16_setup_basis(const cuzk_pce *pce, const char *params_path, const char *vk_path,
                                   const cuzk_setup_secrets *secrets, cuzk_h_basis basis,
                                   cuzk_setup_timings *timings);
+
+/* How a setup runs. backend picks the fixed-base multiplier: "cpu" (also
+ * NULL), "cuda" (the GPU `device`; EUNSUPPORTED when the build has no CUDA
+ * or there is no such device), "cuda:N" (GPU N) or "auto" (the GPU when one
+ * is usable, else the CPU). Any other name, or a device outside 0..1023, is
+ * EINVAL, before any work. The parameters are the same bytes on every
+ * backend. */
+typedef struct {
+    cuzk_h_basis basis;
+    const char *backend;
+    int device;
+    /* Non-NULL: the parameters are filled into *params_out in memory
+     * (cuzk_params_writer_open_mem; the caller frees them with
+     * cuzk_params_free) and params_path must be NULL; vk_path still works. */
+    cuzk_params *params_out;
+} cuzk_setup_options;
+
+/* The checks of cuzk_groth16_setup_ex on opt alone (the backend name, the
+ * device: a GPU is opened and closed), so a caller can refuse early. */
+cuzk_err cuzk_groth16_setup_check(const cuzk_setup_options *opt);
+/* cuzk_groth16_setup_basis with options; opt == NULL is bellperson's basis
+ * on the CPU. The other two entry points call this one. Exactly one of
+ * params_path and opt->params_out must be given (EINVAL otherwise). */
+cuzk_err cuzk_groth16_setup_ex(const cuzk_pce *pce, const char *params_path, const char *vk_path,
+                               const cuzk_setup_secrets *secrets, const cuzk_setup_options *opt,
+                               cuzk_setup_timings *timings);
 
 #endif

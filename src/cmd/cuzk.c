@@ -4,6 +4,7 @@
  *                  writes PREFIX.pce, PREFIX.wit (witness), PREFIX.public
  *   cuzk setup   --pce FILE | --constraints N [--public-inputs K] [--seed S]
  *                  --out PREFIX        writes PREFIX.params, PREFIX.vk (and PREFIX.pce)
+ *                  [--backend cpu|cuda|cuda:N|auto] [--device N] [--threads N]
  *   cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | --synthetic-seed S)
  *                  --out PROOF   (with --synthetic-seed also PROOF.public)
  *                  [--backend cpu|cuda|auto] [--threads N] [--fixed-rs]
@@ -40,7 +41,7 @@ typedef struct {
     int n_witness;
     uint64_t constraints, seed, synthetic_seed;
     uint32_t n_public;
-    int threads, fixed_rs, have_constraints, have_synthetic_seed;
+    int threads, fixed_rs, have_constraints, have_synthetic_seed, device;
     const char *files[MAX_WITNESSES];
     int n_files;
 } opts;
@@ -61,6 +62,7 @@ static int usage(const char *msg)
         "  cuzk synth   --constraints N [--public-inputs K] [--seed S] --out PREFIX\n"
         "  cuzk setup   (--pce FILE | --constraints N [--public-inputs K] [--seed S]) "
         "--out PREFIX\n"
+        "               [--backend cpu|cuda|cuda:N|auto] [--device N] [--threads N]\n"
         "  cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | --synthetic-seed S)\n"
         "               --out PROOF\n"
         "               [--backend cpu|cuda|auto] [--threads N] [--fixed-rs]\n"
@@ -114,7 +116,7 @@ static int parse_opts(int argc, char **argv, opts *o)
                 return fprintf(stderr, "cuzk: at most %d witnesses\n", MAX_WITNESSES), -1;
             o->witness[o->n_witness++] = v, i++;
         } else if (OPT("--constraints") || OPT("--seed") || OPT("--threads") ||
-                   OPT("--synthetic-seed") || OPT("--public-inputs")) {
+                   OPT("--synthetic-seed") || OPT("--public-inputs") || OPT("--device")) {
             if (parse_u64(v, &x))
                 return fprintf(stderr, "cuzk: %s: bad number \"%s\"\n", a, v), -1;
             if (!strcmp(a, "--constraints"))
@@ -125,7 +127,12 @@ static int parse_opts(int argc, char **argv, opts *o)
                 o->synthetic_seed = x, o->have_synthetic_seed = 1;
             else if (!strcmp(a, "--threads"))
                 o->threads = (int)x;
-            else
+            else if (!strcmp(a, "--device")) {
+                if (x > 1023)
+                    return fprintf(stderr, "cuzk: --device %s: GPU ordinal outside 0..1023\n", v),
+                           -1;
+                o->device = (int)x;
+            } else
                 o->n_public = (uint32_t)x;
             i++;
         } else if (!strcmp(a, "--fixed-rs"))
@@ -274,8 +281,11 @@ static int cmd_setup(opts *o)
         return usage("setup needs --out and either --pce or --constraints");
     cuzk_pce *pce = NULL;
     cuzk_r1cs *cs = NULL;
-    cuzk_err e;
     char *pce_out = NULL;
+    cuzk_setup_options so = {CUZK_H_BELLPERSON, o->backend, o->device, NULL};
+    cuzk_err e = cuzk_groth16_setup_check(&so);
+    if (e)
+        return die("setup", e);
     if (o->pce) {
         e = cuzk_pce_load(&pce, o->pce);
     } else {
@@ -293,14 +303,14 @@ static int cmd_setup(opts *o)
     }
     char *pp = cmd_path_with(o->out, ".params"), *vp = cmd_path_with(o->out, ".vk");
     cuzk_setup_timings tm;
-    e = (pp && vp) ? cuzk_groth16_setup(pce, pp, vp, NULL, &tm)
+    e = (pp && vp) ? cuzk_groth16_setup_ex(pce, pp, vp, NULL, &so, &tm)
                    : cuzk_fail(CUZK_ENOMEM, "out of memory");
     if (!e)
-        printf("setup constraints=%llu inputs=%u aux=%llu domain=2^%u threads=%u\n"
+        printf("setup backend=%s constraints=%llu inputs=%u aux=%llu domain=2^%u threads=%u\n"
                "setup lagrange_s=%.3f qap_s=%.3f vk_ic_s=%.3f h_s=%.3f l_s=%.3f a_s=%.3f "
                "b_g1_s=%.3f b_g2_s=%.3f total_s=%.3f peak_rss_mib=%.1f\n"
                "wrote %s %s%s%s\n",
-               (unsigned long long)pce->n_constraints, pce->n_inputs,
+               tm.backend, (unsigned long long)pce->n_constraints, pce->n_inputs,
                (unsigned long long)pce->n_aux, pce->log_domain, cuzk_threads_count(), tm.lagrange,
                tm.qap, tm.vk, tm.h, tm.l, tm.a, tm.b_g1, tm.b_g2, tm.total,
                cuzk_peak_rss() / 1048576.0, pp, vp, pce_out ? " " : "", pce_out ? pce_out : "");
