@@ -41,6 +41,12 @@ typedef struct {
                                     cuzk_fr *c);
     /* The GPU ordinal the backend runs on; NULL for host-only backends. */
     int (*device)(const cuzk_backend *be);
+    /* Optional: the witness w[0..n) of the proof about to run its MSMs, so a
+     * device backend uploads it once; MSM scalars inside w may then be read
+     * from that copy until witness_end. w must not change in between. An
+     * ENOMEM here only means the MSMs upload their scalars themselves. */
+    cuzk_err (*witness_begin)(cuzk_backend *be, const cuzk_fr *w, size_t n);
+    void (*witness_end)(cuzk_backend *be);
 } cuzk_backend_ops;
 
 struct cuzk_backend {

@@ -90,6 +90,12 @@ cuzk_err cuzk_gpu_msm_g2(cuzk_gpu *g, blst_p2 *out, const blst_p2_affine *bases,
                          cuzk_msm_stats *stats);
 /* Drop the resident bases (they are re-uploaded on next use). */
 void cuzk_gpu_msm_forget(cuzk_gpu *g);
+/* Upload a proof's witness w[0..n) once for its several MSMs: until _clear
+ * (or the next _set), an MSM whose scalars lie inside w reads the device
+ * copy instead of uploading them again. The caller must not change w in
+ * between. */
+cuzk_err cuzk_gpu_scalars_set(cuzk_gpu *g, const cuzk_fr *w, size_t n);
+void cuzk_gpu_scalars_clear(cuzk_gpu *g);
 
 /* Fixed-base multiplication for setup (fixed.cu): out[i] = k[i] * base for
  * Montgomery-form scalars k[i], as affine points in blst's layout; the same

@@ -97,6 +97,7 @@ extern "C" void cuzk_gpu_close(cuzk_gpu *g)
     if (!g)
         return;
     cudaSetDevice(g->ordinal);
+    cuzk_gpu_scalars_clear(g);
     cuzk_gpu_msm_forget(g);
     gpu_ntt_free(g);
     for (int i = 0; i < 2; i++) {
@@ -127,6 +128,45 @@ extern "C" cuzk_err cuzk_gpu_device_mem(int ordinal, size_t *free_bytes, size_t 
     GPU_TRY(cudaSetDevice(ordinal), "select device");
     GPU_TRY(cudaMemGetInfo(free_bytes, total_bytes), "device memory");
     return CUZK_OK;
+}
+
+extern "C" cuzk_err cuzk_gpu_scalars_set(cuzk_gpu *g, const cuzk_fr *w, size_t n)
+{
+    cuzk_gpu_scalars_clear(g);
+    if (!w || !n)
+        return CUZK_OK;
+    GPU_TRY(cudaSetDevice(g->ordinal), "select device");
+    void *d;
+    CUZK_TRY(gpu_alloc(&d, n * sizeof(cuzk_fr), "witness scalars"));
+    cuzk_err rc = gpu_copy_h2d(g, d, w, n * sizeof(cuzk_fr));
+    cudaError_t e = rc ? cudaSuccess : cudaStreamSynchronize(g->stream);
+    if (rc || e != cudaSuccess) {
+        cudaFree(d);
+        return rc ? rc : gpu_fail(e, "witness upload");
+    }
+    g->wit_host = w;
+    g->wit_n = n;
+    g->wit_dev = d;
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_scalars_clear(cuzk_gpu *g)
+{
+    if (g->wit_dev) {
+        cudaSetDevice(g->ordinal);
+        cudaFree(g->wit_dev);
+    }
+    g->wit_host = NULL;
+    g->wit_n = 0;
+    g->wit_dev = NULL;
+}
+
+const void *gpu_scalars_lookup(const cuzk_gpu *g, const void *k, size_t n)
+{
+    const cuzk_fr *lo = (const cuzk_fr *)g->wit_host, *p = (const cuzk_fr *)k;
+    if (!g->wit_dev || p < lo || p > lo + g->wit_n || (size_t)(lo + g->wit_n - p) < n)
+        return NULL;
+    return (const cuzk_fr *)g->wit_dev + (p - lo);
 }
 
 extern "C" int cuzk_gpu_ordinal(const cuzk_gpu *g)

@@ -41,7 +41,17 @@ struct cuzk_gpu {
     /* MSM bases kept on the device, by msm.cu. */
     gpu_resident res[GPU_MAX_RESIDENT];
     uint64_t use_clock;
+    /* The witness of the proof in progress on the device (device.cu,
+     * cuzk_gpu_scalars_set): an MSM whose scalars lie inside
+     * [wit_host, wit_host + wit_n) reads them here instead of uploading. */
+    const void *wit_host;
+    size_t wit_n;
+    void *wit_dev;
 };
+
+/* Device copy of the n scalars at host k when they lie in the witness set
+ * by cuzk_gpu_scalars_set, else NULL. */
+const void *gpu_scalars_lookup(const cuzk_gpu *g, const void *k, size_t n);
 
 /* A CUDA error as a cuzk_err: ENOMEM for an allocation failure, EINTERNAL
  * for anything else, with the CUDA message. */

@@ -475,11 +475,14 @@ static cuzk_err msm_split(cuzk_gpu *g, int g2, void *out, const void *bases, siz
     void *dbases, *buf;
     CUZK_TRY(resident_get(g, bases, n_bases, elem, &dbases));
     size_t words = (n + 63) / 64;
-    CUZK_TRY(gpu_alloc(&buf, n * sizeof(fr_t) + words * sizeof(uint64_t), "MSM scalars"));
-    fr_t *dk = (fr_t *)buf;
-    uint64_t *dd = (uint64_t *)(dk + n);
+    /* Scalars inside the proof's witness are on the device already. */
+    const fr_t *wk = (const fr_t *)gpu_scalars_lookup(g, k, n);
+    CUZK_TRY(
+        gpu_alloc(&buf, (wk ? 0 : n * sizeof(fr_t)) + words * sizeof(uint64_t), "MSM scalars"));
+    fr_t *dk = wk ? (fr_t *)wk : (fr_t *)buf;
+    uint64_t *dd = wk ? (uint64_t *)buf : (uint64_t *)(dk + n);
     gpu_times_begin(g);
-    cuzk_err rc = gpu_copy_h2d(g, dk, k, n * sizeof(fr_t));
+    cuzk_err rc = wk ? CUZK_OK : gpu_copy_h2d(g, dk, k, n * sizeof(fr_t));
     if (!rc && density)
         rc = gpu_copy_h2d(g, dd, density, words * sizeof(uint64_t));
     if (rc) {

@@ -155,6 +155,8 @@ static const cuzk_backend_ops cpu_ops = {
     .close = cpu_close,
     .compute_h_odd_coset = cpu_compute_h_odd_coset,
     .device = NULL, /* host only */
+    .witness_begin = NULL,
+    .witness_end = NULL,
 };
 
 cuzk_err cuzk_backend_cpu_open(cuzk_backend **out)

@@ -4,7 +4,9 @@
  *                        NTTs, pointwise a*b-c divided by Z, coset iNTT)
  *   msm_g1, msm_g2       on the GPU (src/gpu/msm.cu: 0/1 split, Pippenger
  *                        with device bucket sorting; bases stay resident
- *                        on the device across proofs)
+ *                        on the device across proofs; the witness is
+ *                        uploaded once per proof for the L, A, B_G1 and
+ *                        B_G2 MSMs, witness_begin/end)
  *   compute_h_odd_coset  on the GPU (src/gpu/ntt.cu: snarkjs's basis, the
  *                        index permutation of backend_cpu.c around the
  *                        same NTTs)
@@ -56,6 +58,18 @@ static cuzk_err cuda_msm_g2(cuzk_backend *be, blst_p2 *out, const blst_p2_affine
     return cuzk_gpu_msm_g2(gpu_of(be), out, bases, n_bases, k, density, n, stats);
 }
 
+static cuzk_err cuda_witness_begin(cuzk_backend *be, const cuzk_fr *w, size_t n)
+{
+    CUZK_TRY(cuzk_gpu_bind(gpu_of(be)));
+    return cuzk_gpu_scalars_set(gpu_of(be), w, n);
+}
+
+static void cuda_witness_end(cuzk_backend *be)
+{
+    if (cuzk_gpu_bind(gpu_of(be)) == CUZK_OK)
+        cuzk_gpu_scalars_clear(gpu_of(be));
+}
+
 static int cuda_device(const cuzk_backend *be)
 {
     return cuzk_gpu_ordinal((const cuzk_gpu *)be->impl);
@@ -75,6 +89,8 @@ static const cuzk_backend_ops cuda_ops = {
     .close = cuda_close,
     .compute_h_odd_coset = cuda_compute_h_odd_coset,
     .device = cuda_device,
+    .witness_begin = cuda_witness_begin,
+    .witness_end = cuda_witness_end,
 };
 
 cuzk_err cuzk_backend_cuda_open(int ordinal, cuzk_backend **out)

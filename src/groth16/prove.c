@@ -286,6 +286,37 @@ cuzk_err cuzk_groth16_prove_batch(cuzk_backend *be, const cuzk_params *params, c
     return rc;
 }
 
+/* The MSMs whose scalars come from the witness: L, A, B_G1, B_G2. t0: when
+ * the L phase started. */
+static cuzk_err msm_witness(cuzk_backend *be, const cuzk_params *params,
+                            const cuzk_groth16_shape *sh, const cuzk_fr *w, size_t n_vars,
+                            cuzk_prove_timings *tm, blst_p1 *l_sum, blst_p1 *a_sum, blst_p1 *b1_sum,
+                            blst_p2 *b2_sum, double t0)
+{
+    cuzk_err rc;
+    double t = t0;
+    if ((rc = be->ops->msm_g1(be, l_sum, params->l, params->n_l, w + sh->n_inputs, sh->l_density,
+                              sh->n_aux, &tm->st_l)))
+        return rc;
+    tm->msm_l = cuzk_now() - t;
+    t = cuzk_now();
+    if ((rc = be->ops->msm_g1(be, a_sum, params->a, params->n_a, w, sh->a_density, n_vars,
+                              &tm->st_a)))
+        return rc;
+    tm->msm_a = cuzk_now() - t;
+    t = cuzk_now();
+    if ((rc = be->ops->msm_g1(be, b1_sum, params->b_g1, params->n_b_g1, w, sh->b_density, n_vars,
+                              &tm->st_b_g1)))
+        return rc;
+    tm->msm_b_g1 = cuzk_now() - t;
+    t = cuzk_now();
+    if ((rc = be->ops->msm_g2(be, b2_sum, params->b_g2, params->n_b_g2, w, sh->b_density, n_vars,
+                              NULL)))
+        return rc;
+    tm->msm_b_g2 = cuzk_now() - t;
+    return CUZK_OK;
+}
+
 cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
                                 const cuzk_groth16_shape *sh, const cuzk_fr *w, cuzk_fr *a,
                                 cuzk_fr *b, cuzk_fr *c, const cuzk_fr *r_in, const cuzk_fr *s_in,
@@ -332,26 +363,19 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
     if ((rc = be->ops->msm_g1(be, &h_sum, params->h, params->n_h, a, NULL, params->n_h, NULL)))
         return rc;
     tm->msm_h = cuzk_now() - t;
+    /* The L, A and B MSMs all take their scalars from w: a device backend
+     * uploads it once (the time counts towards L). */
     t = cuzk_now();
-    if ((rc = be->ops->msm_g1(be, &l_sum, params->l, params->n_l, w + sh->n_inputs, sh->l_density,
-                              sh->n_aux, &tm->st_l)))
+    if (be->ops->witness_begin) {
+        rc = be->ops->witness_begin(be, w, n_vars);
+        if (rc && rc != CUZK_ENOMEM)
+            return rc;
+    }
+    rc = msm_witness(be, params, sh, w, n_vars, tm, &l_sum, &a_sum, &b1_sum, &b2_sum, t);
+    if (be->ops->witness_end)
+        be->ops->witness_end(be);
+    if (rc)
         return rc;
-    tm->msm_l = cuzk_now() - t;
-    t = cuzk_now();
-    if ((rc = be->ops->msm_g1(be, &a_sum, params->a, params->n_a, w, sh->a_density, n_vars,
-                              &tm->st_a)))
-        return rc;
-    tm->msm_a = cuzk_now() - t;
-    t = cuzk_now();
-    if ((rc = be->ops->msm_g1(be, &b1_sum, params->b_g1, params->n_b_g1, w, sh->b_density, n_vars,
-                              &tm->st_b_g1)))
-        return rc;
-    tm->msm_b_g1 = cuzk_now() - t;
-    t = cuzk_now();
-    if ((rc = be->ops->msm_g2(be, &b2_sum, params->b_g2, params->n_b_g2, w, sh->b_density, n_vars,
-                              NULL)))
-        return rc;
-    tm->msm_b_g2 = cuzk_now() - t;
 
     const cuzk_vk *vk = &params->vk;
     blst_p1 g_a, g_c, tmp;
