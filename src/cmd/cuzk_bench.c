@@ -3,12 +3,16 @@
  *   cuzk-bench ntt   --log K [--reps R]              forward / inverse / coset NTT
  *   cuzk-bench msm   --n N [--g2] [--reps R]         dense MSM of random scalars
  *   cuzk-bench prove --params P --pce C --witness W [--reps R] [--backend B]
+ *                                                    (B: cpu, cuda, cuda:N, auto)
  *   cuzk-bench gpu-ntt --log K [--reps R]            the same four NTTs on the GPU
  *   cuzk-bench gpu-msm --log-lo A --log-hi B [--g2] [--reps R]
  *                                                    dense GPU MSMs of 2^A..2^B points
  *   cuzk-bench gpu-h   --log K [--reps R]            H on the GPU from host vectors
+ *   cuzk-bench partition --log K [...]               a synthetic partition end to end
+ *                                                    in memory (bench_partition.c)
  *
- * GPU benchmarks keep their inputs on the device and report device time
+ * GPU benchmarks run on GPU 0 or --device N, keep their inputs on the device
+ * and report device time
  * (CUDA events, median of the repetitions); gpu-msm also checks its
  * smallest size against the CPU MSM. gpu-h reports copies and kernels
  * apart, as the prover sees them (host vectors in, h out).
@@ -27,7 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int die(const char *what, cuzk_err e)
+#include "cmd/bench.h"
+
+int bench_die(const char *what, cuzk_err e)
 {
     fprintf(stderr, "cuzk-bench: %s: %s (%s)\n", what, cuzk_errmsg(), cuzk_err_name(e));
     return 2;
@@ -39,13 +45,13 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median(double *v, int n)
+double bench_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static const char *arg(int argc, char **argv, const char *name, const char *def)
+const char *bench_arg(int argc, char **argv, const char *name, const char *def)
 {
     for (int i = 0; i + 1 < argc; i++)
         if (!strcmp(argv[i], name))
@@ -53,7 +59,7 @@ static const char *arg(int argc, char **argv, const char *name, const char *def)
     return def;
 }
 
-static int flag(int argc, char **argv, const char *name)
+int bench_flag(int argc, char **argv, const char *name)
 {
     for (int i = 0; i < argc; i++)
         if (!strcmp(argv[i], name))
@@ -61,7 +67,10 @@ static int flag(int argc, char **argv, const char *name)
     return 0;
 }
 
-#define MAX_REPS 64
+#define die bench_die
+#define median bench_median
+#define arg bench_arg
+#define flag bench_flag
 
 static int bench_ntt(int argc, char **argv)
 {
@@ -244,7 +253,14 @@ static int bench_gpu(int argc, char **argv, int mode)
     cuzk_gpu *g;
     char desc[256];
     cuzk_err e;
-    if ((e = cuzk_gpu_describe(0, desc, sizeof desc)) || (e = cuzk_gpu_open(0, &g)))
+    const char *dev = arg(argc, argv, "--device", "0");
+    int ord = atoi(dev);
+    if (dev[0] < '0' || dev[0] > '9')
+        return die("gpu", cuzk_fail(CUZK_EINVAL, "--device %s: expected a GPU ordinal", dev));
+    if (ord >= cuzk_gpu_count())
+        return die("gpu", cuzk_fail(CUZK_EUNSUPPORTED, "--device %d: no such GPU (%d visible)", ord,
+                                    cuzk_gpu_count()));
+    if ((e = cuzk_gpu_describe(ord, desc, sizeof desc)) || (e = cuzk_gpu_open(ord, &g)))
         return die("gpu", e);
     printf("# %s\n", desc);
     if (mode == GPU_H) {
@@ -291,7 +307,8 @@ int main(int argc, char **argv)
         return client_rc;
 #endif
     if (argc < 2) {
-        fprintf(stderr, "usage: cuzk-bench ntt|msm|prove|gpu-ntt|gpu-msm|gpu-h [options]\n");
+        fprintf(stderr,
+                "usage: cuzk-bench ntt|msm|prove|partition|gpu-ntt|gpu-msm|gpu-h [options]\n");
         return 2;
     }
     const char *th = arg(argc - 2, argv + 2, "--threads", NULL);
@@ -309,6 +326,8 @@ int main(int argc, char **argv)
         return bench_gpu(argc - 2, argv + 2, GPU_H);
     if (!strcmp(argv[1], "prove"))
         return bench_prove(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "partition"))
+        return bench_partition(argc - 2, argv + 2);
     fprintf(stderr, "cuzk-bench: unknown benchmark \"%s\"\n", argv[1]);
     return 2;
 }

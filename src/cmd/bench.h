@@ -1,0 +1,21 @@
+/* What the benchmark programs of cuzk-bench share: option lookup, medians,
+ * error exit. Private to src/cmd. */
+#ifndef CUZK_CMD_BENCH_H
+#define CUZK_CMD_BENCH_H
+
+#include "cuzk/err.h"
+
+#define MAX_REPS 64
+
+/* Prints "cuzk-bench: what: message (NAME)" to stderr; returns 2. */
+int bench_die(const char *what, cuzk_err e);
+/* Median of v[0..n) (sorts v). */
+double bench_median(double *v, int n);
+/* The value after option `name`, or def. */
+const char *bench_arg(int argc, char **argv, const char *name, const char *def);
+int bench_flag(int argc, char **argv, const char *name);
+
+/* cuzk-bench partition (bench_partition.c). */
+int bench_partition(int argc, char **argv);
+
+#endif
