@@ -236,7 +236,7 @@ static void copy_range(void *vctx, size_t lo, size_t hi, unsigned worker)
     memcpy(c->dst + lo, c->src + lo, hi - lo);
 }
 
-static void par_memcpy(void *dst, const void *src, size_t bytes)
+void gpu_par_memcpy(void *dst, const void *src, size_t bytes)
 {
     copy_ctx c = {(unsigned char *)dst, (const unsigned char *)src};
     cuzk_parallel_for(bytes, (size_t)1 << 20, copy_range, &c);
@@ -273,7 +273,7 @@ cuzk_err gpu_copy_h2d(cuzk_gpu *g, void *dev, const void *host, size_t bytes)
         size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
         int b = (int)(i & 1);
         GPU_TRY(cudaEventSynchronize(g->stage_ev[b]), "copy to device");
-        par_memcpy(g->stage[b], (const unsigned char *)host + off, len);
+        gpu_par_memcpy(g->stage[b], (const unsigned char *)host + off, len);
         GPU_TRY(cudaMemcpyAsync((unsigned char *)dev + off, g->stage[b], len,
                                 cudaMemcpyHostToDevice, g->stream),
                 "copy to device");
@@ -303,7 +303,7 @@ cuzk_err gpu_copy_d2h(cuzk_gpu *g, void *host, const void *dev, size_t bytes)
         }
         if (prev_len) { /* the previous chunk, in the other buffer */
             GPU_TRY(cudaEventSynchronize(g->stage_ev[b ^ 1]), "copy to host");
-            par_memcpy((unsigned char *)host + prev_off, g->stage[b ^ 1], prev_len);
+            gpu_par_memcpy((unsigned char *)host + prev_off, g->stage[b ^ 1], prev_len);
         }
         prev_off = off;
         prev_len = len;

@@ -27,10 +27,6 @@
 #include "curve.cuh"
 #include "gpu_internal.h"
 
-extern "C" {
-#include "cuzk/threads.h"
-}
-
 #define CRV g1
 #define CF fp
 #include "fixed_impl.cuh"
@@ -239,30 +235,12 @@ extern "C" size_t cuzk_gpu_fixed_chunk(const cuzk_gpu_fixed *f)
     return f ? f->chunk : 0;
 }
 
-typedef struct {
-    unsigned char *dst;
-    const unsigned char *src;
-} fx_copy;
-
-static void fx_copy_range(void *vctx, size_t lo, size_t hi, unsigned worker)
-{
-    (void)worker;
-    fx_copy *c = (fx_copy *)vctx;
-    memcpy(c->dst + lo, c->src + lo, hi - lo);
-}
-
-static void fx_memcpy(void *dst, const void *src, size_t bytes)
-{
-    fx_copy c = {(unsigned char *)dst, (const unsigned char *)src};
-    cuzk_parallel_for(bytes, (size_t)1 << 20, fx_copy_range, &c);
-}
-
 /* Copy in, kernel, copy out and the completion event, on the slot's stream. */
 static cuzk_err slot_enqueue(cuzk_gpu_fixed *f, fixed_slot *sl, const cuzk_fr *k, size_t n)
 {
     cudaStream_t st = sl->stream;
     if (n) {
-        fx_memcpy(sl->h_k, k, n * sizeof(fr_t));
+        gpu_par_memcpy(sl->h_k, k, n * sizeof(fr_t));
         GPU_TRY(cudaMemcpyAsync(sl->d_k, sl->h_k, n * sizeof(fr_t), cudaMemcpyHostToDevice, st),
                 "fixed-base scalars to device");
         size_t threads = (n + f->batch - 1) / f->batch;
@@ -356,7 +334,7 @@ static cuzk_err fixed_mul(cuzk_gpu_fixed *f, void *out, const cuzk_fr *k, size_t
         const void *pts;
         size_t m;
         CUZK_TRY(cuzk_gpu_fixed_collect(f, &pts, &m));
-        fx_memcpy((unsigned char *)out + i * c * f->aff, pts, m * f->aff);
+        gpu_par_memcpy((unsigned char *)out + i * c * f->aff, pts, m * f->aff);
     }
     return CUZK_OK;
 }

@@ -72,6 +72,9 @@ void gpu_ntt_free(cuzk_gpu *g);
  * done: h2d when the last chunk is queued, d2h when all data has landed). */
 cuzk_err gpu_copy_h2d(cuzk_gpu *g, void *dev, const void *host, size_t bytes);
 cuzk_err gpu_copy_d2h(cuzk_gpu *g, void *host, const void *dev, size_t bytes);
+/* memcpy on the thread pool (pinned staging is filled and drained at the
+ * host's memory bandwidth, not one core's). */
+void gpu_par_memcpy(void *dst, const void *src, size_t bytes);
 /* n random Fr elements (below 2^253, valid Montgomery forms) at device a. */
 void gpu_rand_fr(cuzk_gpu *g, void *a, size_t n, uint64_t seed);
 
