@@ -7,17 +7,16 @@
  * Staging: the driver copies pageable memory at ~7 GB/s on the H200 host
  * (measured: 96 MiB in 13 ms). Two pinned buffers of 64 MiB alternate: the
  * thread pool memcpy's one chunk into a buffer while the DMA engine drains
- * the other, so a copy runs near the host's memcpy bandwidth. */
+ * the other, so a copy runs near the host's memcpy bandwidth. The memcpy
+ * uses threads of its own (gpu_par_memcpy), never the compute pool. */
 #include <cuda_runtime.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu_internal.h"
-
-extern "C" {
-#include "cuzk/threads.h"
-}
 
 #define STAGE_BYTES ((size_t)64 << 20)
 
@@ -224,22 +223,97 @@ extern "C" void cuzk_gpu_last_times(const cuzk_gpu *g, cuzk_gpu_times *t)
 
 /* ---- staged copies ------------------------------------------------------- */
 
-typedef struct {
+/* The host side of staged copies runs on threads of its own, not on the
+ * compute pool: while prove_batch runs the SpMV of the next proof on the
+ * pool, a copy queued behind it would leave the device idle for the whole
+ * SpMV. COPY_THREADS threads (made once) each copy a share of a chunk. */
+#define COPY_THREADS 8
+
+static struct {
+    pthread_once_t once;
+    pthread_mutex_t call; /* one copy at a time */
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
     unsigned char *dst;
     const unsigned char *src;
-} copy_ctx;
+    size_t bytes;
+    uint64_t gen;     /* bumped per copy */
+    unsigned pending; /* helper threads still copying */
+    unsigned threads; /* helper threads running (0: copy inline) */
+} cp = {PTHREAD_ONCE_INIT,
+        PTHREAD_MUTEX_INITIALIZER,
+        PTHREAD_MUTEX_INITIALIZER,
+        PTHREAD_COND_INITIALIZER,
+        PTHREAD_COND_INITIALIZER,
+        NULL,
+        NULL,
+        0,
+        0,
+        0,
+        0};
 
-static void copy_range(void *vctx, size_t lo, size_t hi, unsigned worker)
+/* Share i of COPY_THREADS shares of the current copy (64-byte aligned). */
+static void copy_share(unsigned i)
 {
-    (void)worker;
-    copy_ctx *c = (copy_ctx *)vctx;
-    memcpy(c->dst + lo, c->src + lo, hi - lo);
+    size_t per = ((cp.bytes + COPY_THREADS - 1) / COPY_THREADS + 63) & ~(size_t)63;
+    size_t lo = per * i < cp.bytes ? per * i : cp.bytes;
+    size_t hi = lo + per < cp.bytes ? lo + per : cp.bytes;
+    memcpy(cp.dst + lo, cp.src + lo, hi - lo);
+}
+
+static void *copy_main(void *arg)
+{
+    unsigned i = (unsigned)(uintptr_t)arg;
+    uint64_t seen = 0;
+    pthread_mutex_lock(&cp.mu);
+    for (;;) {
+        while (cp.gen == seen)
+            pthread_cond_wait(&cp.go, &cp.mu);
+        seen = cp.gen;
+        pthread_mutex_unlock(&cp.mu);
+        copy_share(i);
+        pthread_mutex_lock(&cp.mu);
+        if (--cp.pending == 0)
+            pthread_cond_signal(&cp.done);
+    }
+    return NULL;
+}
+
+static void copy_start(void)
+{
+    for (unsigned i = 1; i < COPY_THREADS; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, copy_main, (void *)(uintptr_t)i) != 0)
+            break; /* fewer helpers: the caller copies their shares */
+        pthread_detach(t);
+        cp.threads++;
+    }
 }
 
 void gpu_par_memcpy(void *dst, const void *src, size_t bytes)
 {
-    copy_ctx c = {(unsigned char *)dst, (const unsigned char *)src};
-    cuzk_parallel_for(bytes, (size_t)1 << 20, copy_range, &c);
+    if (bytes < ((size_t)4 << 20)) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+    pthread_once(&cp.once, copy_start);
+    pthread_mutex_lock(&cp.call);
+    pthread_mutex_lock(&cp.mu);
+    cp.dst = (unsigned char *)dst;
+    cp.src = (const unsigned char *)src;
+    cp.bytes = bytes;
+    cp.pending = cp.threads;
+    cp.gen++;
+    pthread_cond_broadcast(&cp.go);
+    pthread_mutex_unlock(&cp.mu);
+    copy_share(0);
+    for (unsigned i = cp.threads + 1; i < COPY_THREADS; i++)
+        copy_share(i);
+    pthread_mutex_lock(&cp.mu);
+    while (cp.pending)
+        pthread_cond_wait(&cp.done, &cp.mu);
+    pthread_mutex_unlock(&cp.mu);
+    pthread_mutex_unlock(&cp.call);
 }
 
 /* 1 when the staging buffers exist (made on first use), 0 to fall back. */
