@@ -4,8 +4,9 @@
  *                  writes DIR/proof.json and DIR/public.json (DIR defaults to .)
  *   cuzk verify  --vkey verification_key.json --public public.json --proof proof.json
  *                  exit 0 valid, 1 invalid, 2 error
- *   cuzk setup   --r1cs R --zkey OUT.zkey [--out PREFIX]
- *                  a single-party setup in snarkjs's format (PREFIX.params/.vk/.pce too)
+ *   cuzk setup   --r1cs R --zkey OUT.zkey [--out PREFIX] [--backend B] [--threads N]
+ *                  a single-party setup in snarkjs's format (PREFIX.params/.vk/.pce too);
+ *                  B (cpu|cuda|cuda:N|auto) runs the fixed-base multiplications
  *   cuzk convert --zkey K --r1cs R --out PREFIX      zkey -> PREFIX.params, .vk, .pce
  *   cuzk convert --params P --pce C --zkey OUT       params (odd-coset H) -> zkey
  *   cuzk convert --wtns W --witness OUT.wit (--r1cs R | --zkey K)   witness -> .wit
@@ -225,10 +226,11 @@ int cmd_snark_setup(int argc, char **argv)
     }
     cuzk_pce *pce = NULL;
     char *pp = NULL, *vp = NULL, *cp = NULL;
-    cuzk_err e;
+    cuzk_setup_options so = {CUZK_H_SNARKJS, o.backend, 0, NULL};
+    cuzk_err e = cuzk_groth16_setup_check(&so);
     int rc = 2;
     double t0 = cuzk_now();
-    if ((e = pce_from_circom(o.r1cs, &pce, NULL))) {
+    if (e || (e = pce_from_circom(o.r1cs, &pce, NULL))) {
         fail("setup", e);
         goto out;
     }
@@ -244,13 +246,13 @@ int cmd_snark_setup(int argc, char **argv)
         goto out;
     }
     cuzk_setup_timings tm;
-    if ((e = cuzk_groth16_setup_basis(pce, pp, vp, NULL, CUZK_H_SNARKJS, &tm)) ||
+    if ((e = cuzk_groth16_setup_ex(pce, pp, vp, NULL, &so, &tm)) ||
         (e = params_to_zkey(pp, pce, o.zkey)) || (cp && (e = cuzk_pce_write(pce, cp)))) {
         fail("setup", e);
         goto out;
     }
-    printf("setup_s=%.3f total_s=%.3f constraints=%llu domain=2^%u\n", tm.total, cuzk_now() - t0,
-           (unsigned long long)pce->n_constraints, pce->log_domain);
+    printf("setup backend=%s setup_s=%.3f total_s=%.3f constraints=%llu domain=2^%u\n", tm.backend,
+           tm.total, cuzk_now() - t0, (unsigned long long)pce->n_constraints, pce->log_domain);
     rc = 0;
 out:
     if (!o.out && pp)

@@ -69,7 +69,7 @@ static int usage(const char *msg)
         "  cuzk verify  --vk V --public F --proof P\n"
         "  cuzk prove   --zkey K --wtns W [-o DIR] [--backend B] [--threads N] [--fixed-rs]\n"
         "  cuzk verify  --vkey verification_key.json --public public.json --proof proof.json\n"
-        "  cuzk setup   --r1cs R --zkey OUT [--out PREFIX]\n"
+        "  cuzk setup   --r1cs R --zkey OUT [--out PREFIX] [--backend B] [--threads N]\n"
         "  cuzk inspect FILE...\n"
         "  cuzk devices\n");
     for (const cuzk_subcommand *c = cuzk_subcommands; c->name; c++)

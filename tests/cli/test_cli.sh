@@ -68,6 +68,10 @@ expect 2 "EUNSUPPORTED" -- "$CUZK" setup --constraints 2048 --out "$T/nb" --back
 expect 2 "GPU ordinal outside" -- "$CUZK" setup --constraints 2048 --out "$T/nb" --backend cuda --device 4096
 if ls "$T"/nb* >/dev/null 2>&1; then bad "a refused setup left files"; else ok; fi
 expect 0 "setup backend=cpu" -- "$CUZK" setup --pce "$T/c.pce" --out "$T/c3" --backend cpu --threads 2
+FX="$(dirname "$0")/../interop/fixtures"
+expect 2 "unknown backend" -- "$CUZK" setup --r1cs "$FX/many_public.r1cs" --zkey "$T/mp.zkey" --backend tpu
+if [ -e "$T/mp.zkey" ]; then bad "a refused setup --r1cs wrote a zkey"; else ok; fi
+expect 0 "setup backend=cpu" -- "$CUZK" setup --r1cs "$FX/many_public.r1cs" --zkey "$T/mp.zkey" --backend cpu
 # inspect knows every file kind.
 expect 0 "pre-compiled constraint system" -- "$CUZK" inspect "$T/c.pce"
 expect 0 "type     witness" -- "$CUZK" inspect "$T/c.wit"
