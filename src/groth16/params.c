@@ -330,6 +330,18 @@ static void encode_range(void *vctx, size_t begin, size_t end, unsigned worker)
         j->g->encode(j->dst + i * j->g->enc_bytes, j->src + i * j->g->aff_bytes);
 }
 
+typedef struct {
+    uint8_t *dst;
+    const uint8_t *src;
+} copy_job;
+
+static void copy_range(void *vctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    copy_job *j = vctx;
+    memcpy(j->dst + begin, j->src + begin, end - begin);
+}
+
 static cuzk_err writer_bytes(cuzk_params_writer *w, const void *buf, size_t n)
 {
     if (n && fwrite(buf, 1, n, w->f) != n)
@@ -449,7 +461,10 @@ static cuzk_err writer_points(cuzk_params_writer *w, const group_desc *g, const 
     if (w->mem) {
         size_t *cnt;
         uint8_t *arr = *mem_section(w->mem, w->section, &cnt);
-        memcpy(arr + (*cnt - w->remaining) * g->aff_bytes, pts, n * g->aff_bytes);
+        /* On the pool: the pages are fresh, and faulting them in on one
+         * thread ran at ~1 GB/s (15 s for L at 2^27). */
+        copy_job cj = {arr + (*cnt - w->remaining) * g->aff_bytes, pts};
+        cuzk_parallel_for(n * g->aff_bytes, (size_t)1 << 20, copy_range, &cj);
         w->remaining -= n;
         return CUZK_OK;
     }
