@@ -47,6 +47,9 @@ typedef struct {
      * ENOMEM here only means the MSMs upload their scalars themselves. */
     cuzk_err (*witness_begin)(cuzk_backend *be, const cuzk_fr *w, size_t n);
     void (*witness_end)(cuzk_backend *be);
+    /* Optional: device time of the last operation (seconds, from device
+     * events): host<->device copies and the span of its kernels. */
+    void (*last_device_time)(const cuzk_backend *be, double *copy_s, double *kernel_s);
 } cuzk_backend_ops;
 
 struct cuzk_backend {

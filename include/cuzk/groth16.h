@@ -21,6 +21,10 @@ typedef struct {
     double msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2;
     double total;
     cuzk_msm_stats st_l, st_a, st_b_g1; /* 0/1 statistics of the split MSMs */
+    /* Device time of the backend phases (seconds, from device events; all 0
+     * on the CPU backend): copies and kernels of H, and of the MSMs
+     * together (the witness upload counted once, with the MSMs). */
+    double dev_h_copy, dev_h_kernel, dev_msm_copy, dev_msm_kernel;
 } cuzk_prove_timings;
 
 /* Prove one partition. r and s: the proof randomness; NULL draws them from the

@@ -12,7 +12,8 @@
  *    the fixed-base multiplications on --setup-backend (default: --backend).
  * 3. R proofs one after the other with per-phase times (the backend phases
  *    H and the MSMs are what the GPU does; each call blocks until its device
- *    work is done, copies included), each verified with blst.
+ *    work is done, copies included), and the device time from device events
+ *    (copies, and the span of the kernels), each proof verified with blst.
  * 4. A batch of R proofs through cuzk_groth16_prove_batch (the SpMV of
  *    proof i + 1 overlaps the backend work of proof i): wall time per proof,
  *    each verified.
@@ -71,12 +72,20 @@ static double backend_s(const cuzk_prove_timings *t)
     return t->h + t->msm_h + t->msm_l + t->msm_a + t->msm_b_g1 + t->msm_b_g2;
 }
 
+/* Device time of a proof (copies + kernel spans, from device events). */
+static double device_s(const cuzk_prove_timings *t)
+{
+    return t->dev_h_copy + t->dev_h_kernel + t->dev_msm_copy + t->dev_msm_kernel;
+}
+
 static void print_proof(const char *what, int i, const cuzk_prove_timings *t)
 {
     printf("%s i=%d spmv_s=%.3f h_ntt_s=%.3f msm_h_s=%.3f msm_l_s=%.3f msm_a_s=%.3f "
-           "msm_b_g1_s=%.3f msm_b_g2_s=%.3f backend_s=%.3f total_s=%.3f\n",
+           "msm_b_g1_s=%.3f msm_b_g2_s=%.3f backend_s=%.3f total_s=%.3f dev_h_copy_s=%.3f "
+           "dev_h_kernel_s=%.3f dev_msm_copy_s=%.3f dev_msm_kernel_s=%.3f device_s=%.3f\n",
            what, i, t->spmv, t->h, t->msm_h, t->msm_l, t->msm_a, t->msm_b_g1, t->msm_b_g2,
-           backend_s(t), t->total);
+           backend_s(t), t->total, t->dev_h_copy, t->dev_h_kernel, t->dev_msm_copy,
+           t->dev_msm_kernel, device_s(t));
 }
 
 int bench_partition(int argc, char **argv)
@@ -171,7 +180,7 @@ int bench_partition(int argc, char **argv)
     fflush(stdout);
 
     /* 3. proofs one at a time (the first one uploads the bases) */
-    double tot[MAX_REPS + 1], bk[MAX_REPS + 1];
+    double tot[MAX_REPS + 1], bk[MAX_REPS + 1], dv[MAX_REPS + 1];
     int nrec = 0;
     for (int i = 0; i <= reps && i < MAX_REPS + 1; i++) {
         cuzk_proof proof;
@@ -188,6 +197,7 @@ int bench_partition(int argc, char **argv)
         fflush(stdout);
         if (i > 0 || reps == 0) {
             tot[nrec] = tm.total;
+            dv[nrec] = device_s(&tm);
             bk[nrec++] = backend_s(&tm);
         }
     }
@@ -223,12 +233,12 @@ int bench_partition(int argc, char **argv)
         sampling = 0;
     }
     printf("partition log=%u constraints=%llu backend=%s proofs_verified=%d "
-           "prove_total_s=%.3f backend_s=%.3f batch=%d batch_s_per_proof=%.3f "
+           "prove_total_s=%.3f backend_s=%.3f device_s=%.3f batch=%d batch_s_per_proof=%.3f "
            "peak_rss_gib=%.1f peak_device_gib=%.1f device_total_gib=%.1f\n",
            log_n, (unsigned long long)pce->n_constraints, cuzk_backend_name(be), reps + 1 + nbatch,
-           nrec ? bench_median(tot, nrec) : 0.0, nrec ? bench_median(bk, nrec) : 0.0, nbatch,
-           nbatch ? batch_wall / nbatch : 0.0, gib(cuzk_peak_rss()), gib(ms.peak_used),
-           gib(ms.total));
+           nrec ? bench_median(tot, nrec) : 0.0, nrec ? bench_median(bk, nrec) : 0.0,
+           nrec ? bench_median(dv, nrec) : 0.0, nbatch, nbatch ? batch_wall / nbatch : 0.0,
+           gib(cuzk_peak_rss()), gib(ms.peak_used), gib(ms.total));
 out:
     if (sampling) {
         pthread_mutex_lock(&ms.mu);

@@ -137,11 +137,15 @@ extern "C" cuzk_err cuzk_gpu_scalars_set(cuzk_gpu *g, const cuzk_fr *w, size_t n
     GPU_TRY(cudaSetDevice(g->ordinal), "select device");
     void *d;
     CUZK_TRY(gpu_alloc(&d, n * sizeof(cuzk_fr), "witness scalars"));
+    gpu_times_begin(g);
     cuzk_err rc = gpu_copy_h2d(g, d, w, n * sizeof(cuzk_fr));
-    cudaError_t e = rc ? cudaSuccess : cudaStreamSynchronize(g->stream);
-    if (rc || e != cudaSuccess) {
+    gpu_times_mark(g, 1);
+    if (!rc)
+        rc = gpu_times_end(g); /* waits for the copy; kernels and d2h: 0 */
+    if (rc) {
+        cudaStreamSynchronize(g->stream);
         cudaFree(d);
-        return rc ? rc : gpu_fail(e, "witness upload");
+        return rc;
     }
     g->wit_host = w;
     g->wit_n = n;

@@ -157,6 +157,7 @@ static const cuzk_backend_ops cpu_ops = {
     .device = NULL, /* host only */
     .witness_begin = NULL,
     .witness_end = NULL,
+    .last_device_time = NULL,
 };
 
 cuzk_err cuzk_backend_cpu_open(cuzk_backend **out)

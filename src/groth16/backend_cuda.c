@@ -70,6 +70,14 @@ static void cuda_witness_end(cuzk_backend *be)
         cuzk_gpu_scalars_clear(gpu_of(be));
 }
 
+static void cuda_last_device_time(const cuzk_backend *be, double *copy_s, double *kernel_s)
+{
+    cuzk_gpu_times t;
+    cuzk_gpu_last_times((const cuzk_gpu *)be->impl, &t);
+    *copy_s = (t.h2d_ms + t.d2h_ms) / 1e3;
+    *kernel_s = t.kernel_ms / 1e3;
+}
+
 static int cuda_device(const cuzk_backend *be)
 {
     return cuzk_gpu_ordinal((const cuzk_gpu *)be->impl);
@@ -91,6 +99,7 @@ static const cuzk_backend_ops cuda_ops = {
     .device = cuda_device,
     .witness_begin = cuda_witness_begin,
     .witness_end = cuda_witness_end,
+    .last_device_time = cuda_last_device_time,
 };
 
 cuzk_err cuzk_backend_cuda_open(int ordinal, cuzk_backend **out)

@@ -286,6 +286,16 @@ cuzk_err cuzk_groth16_prove_batch(cuzk_backend *be, const cuzk_params *params, c
     return rc;
 }
 
+/* Adds the device time of the backend's last operation. */
+static void add_device_time(cuzk_backend *be, double *copy, double *kernel)
+{
+    double c = 0, k = 0;
+    if (be->ops->last_device_time)
+        be->ops->last_device_time(be, &c, &k);
+    *copy += c;
+    *kernel += k;
+}
+
 /* The MSMs whose scalars come from the witness: L, A, B_G1, B_G2. t0: when
  * the L phase started. */
 static cuzk_err msm_witness(cuzk_backend *be, const cuzk_params *params,
@@ -299,21 +309,25 @@ static cuzk_err msm_witness(cuzk_backend *be, const cuzk_params *params,
                               sh->n_aux, &tm->st_l)))
         return rc;
     tm->msm_l = cuzk_now() - t;
+    add_device_time(be, &tm->dev_msm_copy, &tm->dev_msm_kernel);
     t = cuzk_now();
     if ((rc = be->ops->msm_g1(be, a_sum, params->a, params->n_a, w, sh->a_density, n_vars,
                               &tm->st_a)))
         return rc;
     tm->msm_a = cuzk_now() - t;
+    add_device_time(be, &tm->dev_msm_copy, &tm->dev_msm_kernel);
     t = cuzk_now();
     if ((rc = be->ops->msm_g1(be, b1_sum, params->b_g1, params->n_b_g1, w, sh->b_density, n_vars,
                               &tm->st_b_g1)))
         return rc;
     tm->msm_b_g1 = cuzk_now() - t;
+    add_device_time(be, &tm->dev_msm_copy, &tm->dev_msm_kernel);
     t = cuzk_now();
     if ((rc = be->ops->msm_g2(be, b2_sum, params->b_g2, params->n_b_g2, w, sh->b_density, n_vars,
                               NULL)))
         return rc;
     tm->msm_b_g2 = cuzk_now() - t;
+    add_device_time(be, &tm->dev_msm_copy, &tm->dev_msm_kernel);
     return CUZK_OK;
 }
 
@@ -356,6 +370,7 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
     if (rc)
         return rc;
     tm->h = cuzk_now() - t;
+    add_device_time(be, &tm->dev_h_copy, &tm->dev_h_kernel);
 
     blst_p1 h_sum, l_sum, a_sum, b1_sum;
     blst_p2 b2_sum;
@@ -363,6 +378,7 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
     if ((rc = be->ops->msm_g1(be, &h_sum, params->h, params->n_h, a, NULL, params->n_h, NULL)))
         return rc;
     tm->msm_h = cuzk_now() - t;
+    add_device_time(be, &tm->dev_msm_copy, &tm->dev_msm_kernel);
     /* The L, A and B MSMs all take their scalars from w: a device backend
      * uploads it once (the time counts towards L). */
     t = cuzk_now();
@@ -370,6 +386,8 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
         rc = be->ops->witness_begin(be, w, n_vars);
         if (rc && rc != CUZK_ENOMEM)
             return rc;
+        if (!rc)
+            add_device_time(be, &tm->dev_msm_copy, &tm->dev_msm_kernel);
     }
     rc = msm_witness(be, params, sh, w, n_vars, tm, &l_sum, &a_sum, &b1_sum, &b2_sum, t);
     if (be->ops->witness_end)
