@@ -7,7 +7,7 @@
  *                  [--backend cpu|cuda|cuda:N|auto] [--device N] [--threads N]
  *   cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | --synthetic-seed S)
  *                  --out PROOF   (with --synthetic-seed also PROOF.public)
- *                  [--backend cpu|cuda|auto] [--threads N] [--fixed-rs]
+ *                  [--backend cpu|cuda|cuda:N|auto] [--threads N] [--fixed-rs]
  *   cuzk verify  --vk V --public F --proof P
  *   cuzk inspect FILE...
  *   cuzk devices
@@ -65,7 +65,7 @@ static int usage(const char *msg)
         "               [--backend cpu|cuda|cuda:N|auto] [--device N] [--threads N]\n"
         "  cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | --synthetic-seed S)\n"
         "               --out PROOF\n"
-        "               [--backend cpu|cuda|auto] [--threads N] [--fixed-rs]\n"
+        "               [--backend cpu|cuda|cuda:N|auto] [--threads N] [--fixed-rs]\n"
         "  cuzk verify  --vk V --public F --proof P\n"
         "  cuzk prove   --zkey K --wtns W [-o DIR] [--backend B] [--threads N] [--fixed-rs]\n"
         "  cuzk verify  --vkey verification_key.json --public public.json --proof proof.json\n"
