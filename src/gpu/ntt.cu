@@ -5,31 +5,46 @@
  * g = 7, the inverse scaled by 1/n. The field is exact, so any correct
  * algorithm gives the CPU's bytes.
  *
- * Every transform is a decimation-in-frequency pass (Gentleman-Sande
- * butterflies, natural order in, bit-reversed order out) followed by one
- * in-place bit-reversal that also applies any scaling the transform needs:
- * 1/n for the inverse, 1/n * g^i or 1/n * g^-i when an inverse is followed
- * by a coset scaling. The inverse uses the forward twiddles of the
- * conjugate root (omega_2h^-e = -omega_2h^(h-e)), so one table serves both.
+ * A transform of 2^L elements is a decimation-in-frequency (Gentleman-Sande)
+ * network cut into passes of at most 10 stages, each pass one kernel over
+ * the whole vector (2^27: three passes of 9). A pass owns the index bits
+ * [b, b + R): a block loads, for T = 2^log_t columns, the 2^R elements of
+ * each column that interact in those stages (E = R + log_t bits of block
+ * index, at most 256 threads). Columns are T consecutive indices below bit
+ * b, so loads and stores are runs of T elements, or in the last pass (b = 0)
+ * T values of the top bits, whose bit reversals are consecutive.
  *
- * The DIF pass is cut into groups of stages that each run in one kernel
- * with 2^10 elements in shared memory: a group covering R stages loads, for
- * each of T = 2^(10-R) adjacent columns, the 2^R elements that interact
- * across those stages (stride n / 2^(s+R) apart), so loads are 32-byte
- * elements in runs of T. The last group covers the final 10 stages with
- * stride 1. A 2^27 transform is thus 4 passes over the data plus the
- * bit-reversal. Twiddles come from one table of n elements laid out by
- * stage, tw[h + j] = omega_2h^j, so each stage reads a contiguous run.
- * Coset powers g^i come from two tables of 2^ceil(log_n/2) entries
- * (g^i = hi[i >> b] * lo[i & (2^b - 1)]). */
+ * Each thread keeps 4 elements in registers (2 or 8 selectable, see
+ * ntt_knobs) and runs up to 2 stages on them, a radix-4 round, between
+ * exchanges through shared memory: a pass of 9 stages is 5 rounds, the first
+ * reading global memory and the last writing it. Four per thread measured
+ * best on the H200 (fewer registers than 8, so 3 blocks of 256 threads per
+ * SM: the Montgomery multiplications are latency-bound, and more resident
+ * warps beat more registers per thread). Twiddles come from one table of n
+ * elements, tw[h + j] = omega_2h^j, loaded once per thread and stage where
+ * j != 0 (j = 0 needs no multiplication).
+ *
+ * There is no separate permutation: the last pass writes each result
+ * straight to its bit-reversed index. Because that store scatters across
+ * the vector, the passes run out of place: the first reads the data and
+ * writes a scratch vector of n elements (kept after the twiddles), the last
+ * reads scratch and writes the data (one pass: in place, one block). The
+ * inverse is the forward network with the output index negated (X[-k] of
+ * the forward transform). Scalings are folded into the ends: coset powers
+ * g^i into the first pass's loads; 1/n, g^-i / n, H's 1/(n Z) g^-i, or g^i /
+ * n ahead of a coset transform, into the last pass's stores, from powers
+ * tables hi[i >> b] * lo[i & (2^b - 1)] with the constant in hi. H's a b - c
+ * is computed by the first pass of its last transform, and snarkjs's row
+ * permutation is a gather in the first pass. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "field.cuh"
 #include "gpu_internal.h"
 
-#define NTT_SHARED_LOG 10
-#define NTT_THREADS 256
+#define NTT_PASS_LOG 10      /* most stages one pass keeps in shared memory */
+#define NTT_SMEM_BYTES 65536 /* 2^11 elements: the largest block (R + log_t <= 11) */
 
 static __device__ __forceinline__ fr_t pow_get(const fr_t *tab, unsigned bits, size_t e)
 {
@@ -52,85 +67,149 @@ __global__ void k_ntt_twiddles(fr_t *tw, unsigned log_n, const fr_t *wtab, unsig
     }
 }
 
-static __device__ __forceinline__ fr_t twiddle(const fr_t *tw, size_t h, size_t e, int inverse)
+/* One pass: the DIF stages of the index bits [b, b + R) (top comment). */
+typedef struct {
+    const fr_t *in;
+    fr_t *out;
+    const fr_t *tw;
+    const fr_t *pre;           /* first pass: x_g *= pre^g (a power table), or NULL */
+    const fr_t *mul_b, *sub_c; /* first pass: x_g = x_g mul_b_g - sub_c_g, or NULL */
+    uint64_t gather;           /* first pass: x_g read from in[g gather mod n], or 0 */
+    const fr_t *post;          /* last pass, scale: y_d *= post^d (a power table), or NULL */
+    fr_t post_c;               /* last pass, scale, no post: y_d *= post_c */
+    unsigned log_n, b, R, log_t, pow_bits;
+    int scale, inverse;
+} ntt_pass;
+
+/* Global index of block element e = p T + t: base + p pstride + t tstride. */
+static __device__ __forceinline__ size_t pass_index(unsigned log_t, size_t base, size_t pstride,
+                                                    size_t tstride, unsigned e)
 {
-    if (!inverse)
-        return tw[h + e];
-    if (e == 0)
-        return fr_one();
-    return fr_neg(tw[2 * h - e]);
+    return base + (size_t)(e >> log_t) * pstride + (size_t)(e & ((1u << log_t) - 1)) * tstride;
 }
 
-/* One group of R DIF stages starting at stage s (half-size n >> (s+1)). */
-__global__ void __launch_bounds__(NTT_THREADS)
-    k_ntt_dif_group(fr_t *a, unsigned log_n, unsigned s, unsigned R, unsigned logT, int inverse,
-                    const fr_t *tw, const fr_t *pre_tab, unsigned pre_bits)
+/* The pass with 2^lp elements per thread (a constant: 1..3). */
+static __device__ __forceinline__ void ntt_pass_body(const ntt_pass P, const int lp)
 {
-    __shared__ fr_t sh[1 << NTT_SHARED_LOG];
-    const unsigned T = 1u << logT, E = 1u << (R + logT);
-    const size_t stride = (size_t)1 << (log_n - s - R);
-    const size_t nchunks = stride >> logT;
-    const size_t hi = blockIdx.x / nchunks, chunk = blockIdx.x % nchunks;
-    const size_t lo0 = chunk * T, base = hi * (stride << R) + lo0;
-    for (unsigned e = threadIdx.x; e < E; e += blockDim.x) {
-        size_t idx = base + (size_t)(e >> logT) * stride + (e & (T - 1));
-        fr_t x = a[idx];
-        if (pre_tab)
-            x = fr_mul(x, pow_get(pre_tab, pre_bits, idx));
-        sh[e] = x;
+    extern __shared__ uint4 ntt_smem[];
+    fr_t *sh = (fr_t *)ntt_smem;
+    const unsigned E = 1u << (P.R + P.log_t);
+    const int first = P.b + P.R == P.log_n, last = P.b == 0;
+    size_t base, ps, ts;
+    if (!last) { /* columns: T consecutive indices below bit b */
+        size_t chunks = ((size_t)1 << P.b) >> P.log_t;
+        base = ((blockIdx.x / chunks) << (P.b + P.R)) + ((blockIdx.x % chunks) << P.log_t);
+        ps = (size_t)1 << P.b;
+        ts = 1;
+    } else { /* columns: T values of the top bits, their reversals consecutive */
+        base = (size_t)blockIdx.x << P.R;
+        ps = 1;
+        ts = (size_t)1 << (P.log_n - P.log_t);
     }
-    __syncthreads();
-    for (unsigned r = 0; r < R; r++) {
-        const unsigned lhj = R - 1 - r, hj = 1u << lhj;
-        const size_t h = (size_t)hj * stride;
-        for (unsigned bf = threadIdx.x; bf < E / 2; bf += blockDim.x) {
-            unsigned t = bf & (T - 1), q = bf >> logT;
-            unsigned jj = q & (hj - 1), j0 = ((q >> lhj) << (lhj + 1)) | jj;
-            unsigned i0 = (j0 << logT) | t, i1 = ((j0 + hj) << logT) | t;
-            fr_t u = sh[i0], v = sh[i1];
-            fr_t w = twiddle(tw, h, (size_t)jj * stride + lo0 + t, inverse);
-            sh[i0] = fr_add(u, v);
-            sh[i1] = fr_mul(fr_sub(u, v), w);
-        }
-        __syncthreads();
-    }
-    for (unsigned e = threadIdx.x; e < E; e += blockDim.x)
-        a[base + (size_t)(e >> logT) * stride + (e & (T - 1))] = sh[e];
-}
-
-/* In-place bit reversal; element landing at position i is multiplied by
- * c (when scale) times tab^i (when tab). */
-__global__ void k_ntt_bitrev(fr_t *a, unsigned log_n, int scale, fr_t c, const fr_t *tab,
-                             unsigned bits)
-{
-    size_t n = (size_t)1 << log_n;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        size_t r = log_n ? (size_t)(__brevll((unsigned long long)i) >> (64 - log_n)) : 0;
-        if (i > r)
-            continue;
-        fr_t x = a[i], y = a[r];
-        if (scale) {
-            fr_t si = c, sr = c;
-            if (tab) {
-                si = fr_mul(si, pow_get(tab, bits, i));
-                sr = fr_mul(sr, pow_get(tab, bits, r));
+    const size_t n = (size_t)1 << P.log_n;
+    const int pt = 1 << lp;
+    fr_t x[8];
+    unsigned lo = 0, eb = 0;
+    for (int c = (int)P.R - 1; c >= 0;) {
+        /* This round: stages of pass bits c .. c-r+1, on the pt elements
+         * whose block index differs in bits lo .. lo+lp-1 (the window). */
+        const int r = c + 1 < lp ? c + 1 : lp;
+        const unsigned w =
+            (unsigned)c + P.log_t < (unsigned)lp - 1 ? (unsigned)lp - 1 : (unsigned)c + P.log_t;
+        lo = w - (unsigned)(lp - 1);
+        eb = ((threadIdx.x >> lo) << (w + 1)) | (threadIdx.x & ((1u << lo) - 1));
+        const int top = c == (int)P.R - 1;
+#pragma unroll
+        for (int k = 0; k < pt; k++) {
+            unsigned e = eb | ((unsigned)k << lo);
+            if (e >= E) {
+                x[k] = fr_zero();
+            } else if (!top) {
+                x[k] = sh[e];
+            } else {
+                size_t gi = pass_index(P.log_t, base, ps, ts, e);
+                fr_t v = P.in[first && P.gather ? (size_t)((gi * P.gather) & (n - 1)) : gi];
+                if (first && P.pre)
+                    v = fr_mul(v, pow_get(P.pre, P.pow_bits, gi));
+                if (first && P.mul_b)
+                    v = fr_sub(fr_mul(v, P.mul_b[gi]), P.sub_c[gi]);
+                x[k] = v;
             }
-            x = fr_mul(x, sr);
-            y = fr_mul(y, si);
         }
-        a[r] = x;
-        a[i] = y;
+#pragma unroll
+        for (int l = lp - 1; l >= 0; l--) {
+            const int pb = (int)(lo + l) - (int)P.log_t; /* pass bit of window bit l */
+            if (pb < 0 || pb > c || pb <= c - r)
+                continue;
+            const unsigned q = P.b + (unsigned)pb; /* global bit: half-size 2^q */
+            const size_t qmask = ((size_t)1 << q) - 1;
+#pragma unroll
+            for (int m = 0; m < (1 << l); m++) {
+                size_t j = pass_index(P.log_t, base, ps, ts, eb | ((unsigned)m << lo)) & qmask;
+                fr_t wv = fr_zero();
+                if (j)
+                    wv = P.tw[((size_t)1 << q) + j];
+#pragma unroll
+                for (int hh = 0; hh < (pt >> (l + 1)); hh++) {
+                    const int k0 = (hh << (l + 1)) | m, k1 = k0 | (1 << l);
+                    fr_t u = x[k0], v = x[k1];
+                    x[k0] = fr_add(u, v);
+                    v = fr_sub(u, v);
+                    x[k1] = j ? fr_mul(v, wv) : v;
+                }
+            }
+        }
+        c -= r;
+        if (c >= 0) {
+#pragma unroll
+            for (int k = 0; k < pt; k++) {
+                unsigned e = eb | ((unsigned)k << lo);
+                if (e < E)
+                    sh[e] = x[k];
+            }
+            __syncthreads();
+        }
+    }
+    if (last && P.in == P.out) /* one block in place: all loads done first */
+        __syncthreads();
+#pragma unroll
+    for (int k = 0; k < pt; k++) {
+        unsigned e = eb | ((unsigned)k << lo);
+        if (e >= E)
+            continue;
+        size_t gi = pass_index(P.log_t, base, ps, ts, e);
+        fr_t v = x[k];
+        if (!last) {
+            P.out[gi] = v;
+            continue;
+        }
+        /* DIF leaves X[brev(gi)] at gi; the inverse reads X[-d] at d. */
+        size_t d = (size_t)(__brevll((unsigned long long)gi) >> (64 - P.log_n));
+        if (P.inverse)
+            d = (n - d) & (n - 1);
+        if (P.scale)
+            v = fr_mul(v, P.post ? pow_get(P.post, P.pow_bits, d) : P.post_c);
+        P.out[d] = v;
     }
 }
 
-/* a = (a b - c) z on the coset: H's numerator divided by Z. */
-__global__ void k_h_pointwise(fr_t *a, const fr_t *b, const fr_t *c, fr_t z, size_t n)
+/* One kernel per shape: 8 elements per thread (2 blocks of 256 threads per
+ * SM: 128 registers), 4 (3 blocks) and 2 (4 blocks). */
+__global__ void __launch_bounds__(256, 2) k_ntt_pass8(ntt_pass P)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        a[i] = fr_mul(fr_sub(fr_mul(a[i], b[i]), c[i]), z);
+    ntt_pass_body(P, 3);
 }
+__global__ void __launch_bounds__(256, 3) k_ntt_pass4(ntt_pass P)
+{
+    ntt_pass_body(P, 2);
+}
+__global__ void __launch_bounds__(256, 4) k_ntt_pass2(ntt_pass P)
+{
+    ntt_pass_body(P, 1);
+}
+
+typedef void (*ntt_pass_kernel)(ntt_pass);
+static const ntt_pass_kernel ntt_kernels[3] = {k_ntt_pass2, k_ntt_pass4, k_ntt_pass8};
 
 /* Random field elements below 2^253 (valid Montgomery forms) for benchmarks. */
 __global__ void k_rand_fr(fr_t *a, size_t n, uint64_t seed)
@@ -164,8 +243,9 @@ void gpu_rand_fr(cuzk_gpu *g, void *a, size_t n, uint64_t seed)
     k_rand_fr<<<grid_for(n), 256, 0, g->stream>>>((fr_t *)a, n, seed);
 }
 
-/* Host tables lo[i] = x^i, hi[i] = x^(i 2^bits), i < 2^bits. */
-static void pow_tables(cuzk_fr *t, const cuzk_fr *x, unsigned bits)
+/* Host tables lo[i] = x^i, hi[i] = c x^(i 2^bits), i < 2^bits (c = 1 when
+ * NULL): pow_get then gives c x^e. */
+static void pow_tables(cuzk_fr *t, const cuzk_fr *x, unsigned bits, const cuzk_fr *c)
 {
     size_t m = (size_t)1 << bits;
     cuzk_fr_one(&t[0]);
@@ -173,7 +253,10 @@ static void pow_tables(cuzk_fr *t, const cuzk_fr *x, unsigned bits)
         blst_fr_mul(&t[i], &t[i - 1], x);
     cuzk_fr step;
     blst_fr_mul(&step, &t[m - 1], x); /* x^(2^bits) */
-    cuzk_fr_one(&t[m]);
+    if (c)
+        t[m] = *c;
+    else
+        cuzk_fr_one(&t[m]);
     for (size_t i = 1; i < m; i++)
         blst_fr_mul(&t[m + i], &t[m + i - 1], &step);
 }
@@ -187,18 +270,58 @@ void gpu_ntt_free(cuzk_gpu *g)
     g->ntt_log = 0;
 }
 
-/* Build (or keep) the tables for 2^log_n. */
+static void n_inverse(cuzk_fr *r, unsigned log_n)
+{
+    cuzk_fr_from_u64(r, (uint64_t)1 << log_n);
+    cuzk_fr_inv(r, r);
+}
+
+/* Shape and profiling, from the environment once, for measurements:
+ * CUZK_GPU_NTT_PER_THREAD=2|4|8 elements per thread (default 4);
+ * CUZK_GPU_NTT_COLUMNS=k caps log_t at k (0..2, default 2);
+ * CUZK_GPU_NTT_PROFILE=1 times each pass with events and prints the times
+ * on stderr (it synchronizes the stream after each transform). */
+static struct {
+    int read, max_log_t, profile, lp;
+    cudaEvent_t ev[4];
+} ntt_knobs;
+
+static void ntt_knobs_read(void)
+{
+    if (ntt_knobs.read)
+        return;
+    ntt_knobs.read = 1;
+    const char *s = getenv("CUZK_GPU_NTT_COLUMNS");
+    ntt_knobs.max_log_t = s && atoi(s) >= 0 && atoi(s) <= 2 ? atoi(s) : 2;
+    s = getenv("CUZK_GPU_NTT_PER_THREAD");
+    ntt_knobs.lp = s && atoi(s) == 2 ? 1 : s && atoi(s) == 8 ? 3 : 2;
+    s = getenv("CUZK_GPU_NTT_PROFILE");
+    ntt_knobs.profile = s && atoi(s) > 0;
+    for (int i = 0; i < 4 && ntt_knobs.profile; i++)
+        if (cudaEventCreate(&ntt_knobs.ev[i]) != cudaSuccess)
+            ntt_knobs.profile = 0;
+}
+
+/* Build (or keep) the tables for 2^log_n: g->tw holds the twiddles, then n
+ * elements of scratch; g->pow_g the powers of g, then those of g scaled by
+ * 1/n; g->pow_gi the powers of 1/g scaled by 1/n, then by 1/(n Z) with Z
+ * the vanishing polynomial on the coset. */
 static cuzk_err ntt_tables(cuzk_gpu *g, unsigned log_n)
 {
+    for (int k = 0; k < 3; k++)
+        GPU_TRY(cudaFuncSetAttribute(ntt_kernels[k], cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     NTT_SMEM_BYTES),
+                "NTT shared memory");
+    ntt_knobs_read();
     if (g->ntt_log == log_n)
         return CUZK_OK;
     gpu_ntt_free(g);
     unsigned bits = (log_n + 1) / 2;
     size_t m = (size_t)1 << bits, tb = 2 * m * sizeof(fr_t);
-    cuzk_fr *h = (cuzk_fr *)malloc(3 * 2 * m * sizeof(cuzk_fr));
+    cuzk_fr *h = (cuzk_fr *)malloc(5 * 2 * m * sizeof(cuzk_fr));
     if (!h)
         return cuzk_fail(CUZK_ENOMEM, "NTT tables: out of host memory");
-    cuzk_fr w, gen, gi;
+    cuzk_fr w, gen, gi, ninv;
     cuzk_err rc = cuzk_fr_root_of_unity(&w, log_n);
     if (rc) {
         free(h);
@@ -206,13 +329,24 @@ static cuzk_err ntt_tables(cuzk_gpu *g, unsigned log_n)
     }
     cuzk_fr_generator(&gen);
     cuzk_fr_inv(&gi, &gen);
-    pow_tables(h, &w, bits);
-    pow_tables(h + 2 * m, &gen, bits);
-    pow_tables(h + 4 * m, &gi, bits);
+    n_inverse(&ninv, log_n);
+    pow_tables(h, &w, bits, NULL);
+    pow_tables(h + 2 * m, &gen, bits, NULL);
+    pow_tables(h + 4 * m, &gen, bits, &ninv);
+    pow_tables(h + 6 * m, &gi, bits, &ninv);
+    /* 1/Z on the coset, 1/(g^n - 1), as the CPU backend computes it, and
+     * 1/n: the scale of H's last transform. */
+    cuzk_fr z, one;
+    cuzk_fr_pow_u64(&z, &gen, (uint64_t)1 << log_n);
+    cuzk_fr_one(&one);
+    blst_fr_sub(&z, &z, &one);
+    cuzk_fr_inv(&z, &z);
+    blst_fr_mul(&z, &z, &ninv);
+    pow_tables(h + 8 * m, &gi, bits, &z);
     void *wtab = NULL;
-    if ((rc = gpu_alloc(&g->tw, ((size_t)1 << log_n) * sizeof(fr_t), "NTT twiddles")) ||
-        (rc = gpu_alloc(&g->pow_g, tb, "NTT coset powers")) ||
-        (rc = gpu_alloc(&g->pow_gi, tb, "NTT coset powers")) ||
+    if ((rc = gpu_alloc(&g->tw, ((size_t)2 << log_n) * sizeof(fr_t), "NTT twiddles and scratch")) ||
+        (rc = gpu_alloc(&g->pow_g, 2 * tb, "NTT coset powers")) ||
+        (rc = gpu_alloc(&g->pow_gi, 2 * tb, "NTT coset powers")) ||
         (rc = gpu_alloc(&wtab, tb, "NTT root powers"))) {
         free(h);
         cudaFree(wtab);
@@ -221,9 +355,9 @@ static cuzk_err ntt_tables(cuzk_gpu *g, unsigned log_n)
     }
     cudaError_t e = cudaMemcpy(wtab, h, tb, cudaMemcpyHostToDevice);
     if (e == cudaSuccess)
-        e = cudaMemcpy(g->pow_g, h + 2 * m, tb, cudaMemcpyHostToDevice);
+        e = cudaMemcpy(g->pow_g, h + 2 * m, 2 * tb, cudaMemcpyHostToDevice);
     if (e == cudaSuccess)
-        e = cudaMemcpy(g->pow_gi, h + 4 * m, tb, cudaMemcpyHostToDevice);
+        e = cudaMemcpy(g->pow_gi, h + 6 * m, 2 * tb, cudaMemcpyHostToDevice);
     free(h);
     if (e == cudaSuccess) {
         k_ntt_twiddles<<<grid_for((size_t)1 << log_n), 256, 0, g->stream>>>(
@@ -247,42 +381,80 @@ static fr_t to_dev(const cuzk_fr *x)
     return r;
 }
 
-/* The DIF pass over all stages; pre: optional powers table applied to the
- * input (x_i *= pre^i) in the first group. */
-static void dif(cuzk_gpu *g, fr_t *a, unsigned log_n, int inverse, const void *pre)
+/* The scaled powers tables in g->pow_g and g->pow_gi. */
+static const fr_t *pow_g_over_n(const cuzk_gpu *g)
 {
-    unsigned last = log_n < NTT_SHARED_LOG ? log_n : NTT_SHARED_LOG, rest = log_n - last;
-    unsigned groups = (rest + 7) / 8, s = 0;
-    for (unsigned k = 0; k <= groups; k++) {
-        unsigned R, logT;
-        if (k < groups) {
-            R = rest / groups + (k < rest % groups);
-            logT = NTT_SHARED_LOG - R;
+    return (const fr_t *)g->pow_g + ((size_t)2 << g->pow_bits);
+}
+
+/* What the first pass may do to the input besides pre (ntt_pass). */
+typedef struct {
+    const fr_t *mul_b, *sub_c;
+    uint64_t gather;
+} ntt_input;
+
+/* One transform of device data a, in place (tables ready for log_n): the
+ * passes of the top comment. inverse: the output index negated (the 1/n
+ * comes from the scaling); pre: a powers table applied to the input; scale:
+ * the output multiplied by post's powers, or by *c when post is NULL; in:
+ * NULL or a pointwise product or gather folded into the first pass. */
+static void ntt_run(cuzk_gpu *g, fr_t *a, unsigned log_n, int inverse, const fr_t *pre, int scale,
+                    const fr_t *post, const cuzk_fr *c, const ntt_input *in)
+{
+    size_t n = (size_t)1 << log_n;
+    fr_t *scratch = (fr_t *)g->tw + n;
+    /* at most 256 threads of 2^lp elements: blocks of up to 2^(lp + 8) */
+    const unsigned lp = (unsigned)ntt_knobs.lp, emax = lp + 8;
+    const unsigned rmax = emax < NTT_PASS_LOG ? emax : NTT_PASS_LOG;
+    unsigned passes = (log_n + rmax - 1) / rmax, b = log_n;
+    ntt_pass P;
+    memset(&P, 0, sizeof P);
+    P.tw = (const fr_t *)g->tw;
+    P.log_n = log_n;
+    P.pow_bits = g->pow_bits;
+    P.inverse = inverse;
+    P.post = post;
+    if (c)
+        P.post_c = to_dev(c);
+    for (unsigned i = 0; i < passes; i++) {
+        P.R = log_n / passes + (i < log_n % passes);
+        b -= P.R;
+        P.b = b;
+        unsigned lt = ntt_knobs.max_log_t, room = b ? b : log_n - P.R;
+        if (lt > emax - P.R)
+            lt = emax - P.R;
+        P.log_t = lt < room ? lt : room;
+        P.in = i == 0 ? a : scratch;
+        P.out = i + 1 == passes ? a : scratch;
+        P.pre = i == 0 ? pre : NULL;
+        if (in && i == 0) {
+            P.mul_b = in->mul_b;
+            P.sub_c = in->sub_c;
+            P.gather = in->gather;
         } else {
-            R = last;
-            logT = 0;
+            P.mul_b = P.sub_c = NULL;
+            P.gather = 0;
         }
-        if (R == 0)
-            continue;
-        size_t blocks = ((size_t)1 << log_n) >> (R + logT);
-        k_ntt_dif_group<<<(unsigned)blocks, NTT_THREADS, 0, g->stream>>>(
-            a, log_n, s, R, logT, inverse, (const fr_t *)g->tw, s == 0 ? (const fr_t *)pre : NULL,
-            g->pow_bits);
-        s += R;
+        P.scale = i + 1 == passes ? scale : 0;
+        unsigned log_e = P.R + P.log_t;
+        unsigned threads = log_e < lp ? 1 : 1u << (log_e - lp);
+        if (ntt_knobs.profile)
+            cudaEventRecord(ntt_knobs.ev[i], g->stream);
+        ntt_pass_kernel kern = ntt_kernels[lp - 1];
+        size_t smem = sizeof(fr_t) << log_e;
+        kern<<<(unsigned)(n >> log_e), threads, smem, g->stream>>>(P);
     }
-}
-
-static void bitrev(cuzk_gpu *g, fr_t *a, unsigned log_n, const cuzk_fr *c, const void *tab)
-{
-    fr_t cd = c ? to_dev(c) : fr_t();
-    k_ntt_bitrev<<<grid_for((size_t)1 << log_n), 256, 0, g->stream>>>(
-        a, log_n, c != NULL, cd, (const fr_t *)tab, g->pow_bits);
-}
-
-static void n_inverse(cuzk_fr *r, unsigned log_n)
-{
-    cuzk_fr_from_u64(r, (uint64_t)1 << log_n);
-    cuzk_fr_inv(r, r);
+    if (ntt_knobs.profile) {
+        cudaEventRecord(ntt_knobs.ev[passes], g->stream);
+        cudaEventSynchronize(ntt_knobs.ev[passes]);
+        fprintf(stderr, "ntt 2^%u inverse=%d:", log_n, inverse);
+        for (unsigned i = 0; i < passes; i++) {
+            float ms = 0;
+            cudaEventElapsedTime(&ms, ntt_knobs.ev[i], ntt_knobs.ev[i + 1]);
+            fprintf(stderr, " pass%u=%.3fms", i, ms);
+        }
+        fprintf(stderr, "\n");
+    }
 }
 
 /* One transform on device data; tables must be ready for log_n. */
@@ -291,21 +463,13 @@ static void ntt_device(cuzk_gpu *g, cuzk_gpu_ntt_kind kind, unsigned log_n, fr_t
     cuzk_fr ninv;
     n_inverse(&ninv, log_n);
     switch (kind) {
-    case CUZK_GPU_NTT_FORWARD:
-        dif(g, a, log_n, 0, NULL);
-        bitrev(g, a, log_n, NULL, NULL);
-        break;
-    case CUZK_GPU_NTT_INVERSE:
-        dif(g, a, log_n, 1, NULL);
-        bitrev(g, a, log_n, &ninv, NULL);
-        break;
+    case CUZK_GPU_NTT_FORWARD: ntt_run(g, a, log_n, 0, NULL, 0, NULL, NULL, NULL); break;
+    case CUZK_GPU_NTT_INVERSE: ntt_run(g, a, log_n, 1, NULL, 1, NULL, &ninv, NULL); break;
     case CUZK_GPU_NTT_COSET_FORWARD:
-        dif(g, a, log_n, 0, g->pow_g);
-        bitrev(g, a, log_n, NULL, NULL);
+        ntt_run(g, a, log_n, 0, (const fr_t *)g->pow_g, 0, NULL, NULL, NULL);
         break;
     case CUZK_GPU_NTT_COSET_INVERSE:
-        dif(g, a, log_n, 1, NULL);
-        bitrev(g, a, log_n, &ninv, g->pow_gi);
+        ntt_run(g, a, log_n, 1, NULL, 1, (const fr_t *)g->pow_gi, NULL, NULL);
         break;
     }
 }
@@ -352,14 +516,6 @@ extern "C" cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, 
     CUZK_TRY(gpu_alloc(&d, 3 * bytes, "H: a, b and c"));
     fr_t *v[3] = {(fr_t *)d, (fr_t *)d + n, (fr_t *)d + 2 * n};
     const cuzk_fr *hv[3] = {a, b, c};
-    cuzk_fr ninv, z, one;
-    n_inverse(&ninv, log_m);
-    /* 1/Z on the coset: 1/(g^n - 1), as the CPU backend computes it. */
-    cuzk_fr_generator(&z);
-    cuzk_fr_pow_u64(&z, &z, n);
-    cuzk_fr_one(&one);
-    blst_fr_sub(&z, &z, &one);
-    cuzk_fr_inv(&z, &z);
     gpu_times_begin(g);
     cuzk_err rc = CUZK_OK;
     for (int i = 0; i < 3 && !rc; i++)
@@ -371,14 +527,15 @@ extern "C" cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, 
     }
     gpu_times_mark(g, 1);
     for (int i = 0; i < 3; i++) {
-        /* inverse NTT, then the coset scaling g^i folded into its bit reversal */
-        dif(g, v[i], log_m, 1, NULL);
-        bitrev(g, v[i], log_m, &ninv, g->pow_g);
-        dif(g, v[i], log_m, 0, NULL);
-        bitrev(g, v[i], log_m, NULL, NULL);
+        /* inverse NTT with the coset scaling g^i / n folded into its last
+         * pass, then the forward NTT */
+        ntt_run(g, v[i], log_m, 1, NULL, 1, pow_g_over_n(g), NULL, NULL);
+        ntt_run(g, v[i], log_m, 0, NULL, 0, NULL, NULL, NULL);
     }
-    k_h_pointwise<<<grid_for(n), 256, 0, g->stream>>>(v[0], v[1], v[2], to_dev(&z), n);
-    ntt_device(g, CUZK_GPU_NTT_COSET_INVERSE, log_m, v[0]);
+    /* a b - c in the coset inverse's first pass; 1/Z folded into its scaling */
+    ntt_input abc = {v[1], v[2], 0};
+    ntt_run(g, v[0], log_m, 1, NULL, 1, (const fr_t *)g->pow_gi + ((size_t)2 << g->pow_bits), NULL,
+            &abc);
     gpu_times_mark(g, 2);
     rc = gpu_copy_d2h(g, a, v[0], bytes);
     if (!rc)
@@ -387,24 +544,23 @@ extern "C" cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, 
     return rc;
 }
 
-/* dst[k] = src[i] (scatter) or dst[i] = src[k] (gather), k = i j mod n: the
- * index map between snarkjs's domain points and ours (fr.h). */
-__global__ void k_permute(fr_t *dst, const fr_t *src, size_t n, uint64_t j, int gather)
+/* dst[i] = a_k b_k - c_k with k = i j mod n: snarkjs's H row i from our
+ * domain point k (the index map of fr.h). */
+__global__ void k_h_gather(fr_t *dst, const fr_t *a, const fr_t *b, const fr_t *c, size_t n,
+                           uint64_t j)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         size_t k = (size_t)(((uint64_t)i * j) & (n - 1));
-        if (gather)
-            dst[i] = src[k];
-        else
-            dst[k] = src[i];
+        dst[i] = fr_sub(fr_mul(a[k], b[k]), c[k]);
     }
 }
 
 /* backend.h compute_h_odd_coset, as the CPU reference (backend_cpu.c) does
- * it: rows scattered to our domain order, inverse NTT with the coefficient
- * scaling by snarkjs's 2m-th root folded into its bit reversal, forward
- * NTT, a*b - c, gathered back to snarkjs's order. */
+ * it: rows scattered to our domain order (gathered by the inverse NTT's
+ * first pass), inverse NTT with the coefficient scaling by snarkjs's 2m-th
+ * root and 1/n folded into its last pass, forward NTT, a*b - c gathered
+ * back to snarkjs's order. */
 extern "C" cuzk_err cuzk_gpu_compute_h_odd_coset(cuzk_gpu *g, unsigned log_m, cuzk_fr *a,
                                                  const cuzk_fr *b, const cuzk_fr *c)
 {
@@ -413,15 +569,14 @@ extern "C" cuzk_err cuzk_gpu_compute_h_odd_coset(cuzk_gpu *g, unsigned log_m, cu
     CUZK_TRY(ntt_tables(g, log_m));
     size_t n = (size_t)1 << log_m, bytes = n * sizeof(fr_t);
     size_t tn = (size_t)2 << g->pow_bits;
-    cuzk_fr gs, ninv, one;
+    cuzk_fr gs, ninv;
     CUZK_TRY(cuzk_fr_root_of_unity_snarkjs(&gs, log_m + 1));
     uint64_t j = cuzk_fr_snarkjs_root_exponent();
     n_inverse(&ninv, log_m);
-    cuzk_fr_one(&one);
     cuzk_fr *ht = (cuzk_fr *)malloc(tn * sizeof(cuzk_fr));
     if (!ht)
         return cuzk_fail(CUZK_ENOMEM, "H (snarkjs basis): out of host memory");
-    pow_tables(ht, &gs, g->pow_bits);
+    pow_tables(ht, &gs, g->pow_bits, &ninv); /* ninv: scale of the inverse */
     void *d = NULL;
     cuzk_err rc = gpu_alloc(&d, 4 * bytes + tn * sizeof(fr_t), "H (snarkjs basis): a, b, c");
     if (rc) {
@@ -446,25 +601,65 @@ extern "C" cuzk_err cuzk_gpu_compute_h_odd_coset(cuzk_gpu *g, unsigned log_m, cu
         return rc;
     }
     gpu_times_mark(g, 1);
-    fr_t *spare = v[3];
+    /* j is odd (both roots are primitive 2^32-th roots): its inverse mod
+     * 2^64 by Newton's iteration turns the scatter into the first pass's
+     * gather. */
+    uint64_t jinv = j;
+    for (int it = 0; it < 6; it++)
+        jinv *= 2 - j * jinv;
+    ntt_input gin = {NULL, NULL, jinv};
     for (int i = 0; i < 3; i++) {
-        k_permute<<<grid_for(n), 256, 0, g->stream>>>(spare, v[i], n, j, 0);
-        dif(g, spare, log_m, 1, NULL);
-        bitrev(g, spare, log_m, &ninv, tab);
-        dif(g, spare, log_m, 0, NULL);
-        bitrev(g, spare, log_m, NULL, NULL);
-        fr_t *t = v[i];
-        v[i] = spare;
-        spare = t;
+        ntt_run(g, v[i], log_m, 1, NULL, 1, tab, NULL, &gin);
+        ntt_run(g, v[i], log_m, 0, NULL, 0, NULL, NULL, NULL);
     }
-    k_h_pointwise<<<grid_for(n), 256, 0, g->stream>>>(v[0], v[1], v[2], to_dev(&one), n);
-    k_permute<<<grid_for(n), 256, 0, g->stream>>>(spare, v[0], n, j, 1);
+    k_h_gather<<<grid_for(n), 256, 0, g->stream>>>(v[3], v[0], v[1], v[2], n, j);
     gpu_times_mark(g, 2);
-    rc = gpu_copy_d2h(g, a, spare, bytes);
+    rc = gpu_copy_d2h(g, a, v[3], bytes);
     if (!rc)
         rc = gpu_times_end(g);
     cudaFree(d);
     return rc;
+}
+
+/* Elements where a and b differ, added to *count. */
+__global__ void k_count_diff(const fr_t *a, const fr_t *b, size_t n, unsigned long long *count)
+{
+    unsigned long long c = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        c += !fr_eq(a[i], b[i]);
+    if (c)
+        atomicAdd(count, c);
+}
+
+/* The bench's check at its own size (the device tests compare with the CPU
+ * up to 2^22): inverse(forward(x)) and coset_inverse(coset_forward(x)) must
+ * give x back. */
+static cuzk_err bench_round_trips(cuzk_gpu *g, unsigned log_n, fr_t *d)
+{
+    size_t n = (size_t)1 << log_n;
+    void *x0;
+    CUZK_TRY(gpu_alloc(&x0, n * sizeof(fr_t) + sizeof(unsigned long long), "NTT bench check"));
+    unsigned long long *cnt = (unsigned long long *)((fr_t *)x0 + n), bad = 0;
+    cudaError_t e = cudaMemcpyAsync(x0, d, n * sizeof(fr_t), cudaMemcpyDeviceToDevice, g->stream);
+    if (e == cudaSuccess)
+        e = cudaMemsetAsync(cnt, 0, sizeof *cnt, g->stream);
+    for (int k = 0; k < 4 && e == cudaSuccess; k += 2) {
+        ntt_device(g, (cuzk_gpu_ntt_kind)k, log_n, d);
+        ntt_device(g, (cuzk_gpu_ntt_kind)(k + 1), log_n, d);
+        k_count_diff<<<grid_for(n), 256, 0, g->stream>>>((const fr_t *)x0, d, n, cnt);
+    }
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(&bad, cnt, sizeof bad, cudaMemcpyDeviceToHost, g->stream);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(g->stream);
+    cudaFree(x0);
+    if (e != cudaSuccess)
+        return gpu_fail(e, "NTT bench check");
+    if (bad)
+        return cuzk_fail(CUZK_EINTERNAL, "GPU NTT 2^%u: %llu elements differ after round trips",
+                         log_n, bad);
+    return CUZK_OK;
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -507,6 +702,7 @@ extern "C" cuzk_err cuzk_gpu_bench_ntt(cuzk_gpu *g, unsigned log_n, int reps, do
         qsort(t[k], (size_t)reps, sizeof(double), cmp_double);
         ms[k] = t[k][reps / 2];
     }
+    cuzk_err rc = bench_round_trips(g, log_n, (fr_t *)d);
     cudaFree(d);
-    return CUZK_OK;
+    return rc;
 }
