@@ -69,6 +69,9 @@ cuzk_err cuzk_backend_open(const char *name, cuzk_backend **out);
 cuzk_err cuzk_backend_open_on(const char *name, int ordinal, cuzk_backend **out);
 void cuzk_backend_close(cuzk_backend *be);
 const char *cuzk_backend_name(const cuzk_backend *be);
+/* Pinned host memory held by the GPU backends of this process (0 without
+ * CUDA). */
+size_t cuzk_backend_pinned_bytes(void);
 /* GPUs a CUDA backend can open (0 in a build without CUDA). */
 int cuzk_backend_gpus(void);
 /* Free and total memory of GPU `ordinal` (all processes); EUNSUPPORTED in a

@@ -47,6 +47,9 @@ typedef struct {
     size_t free_bytes, total_bytes, resident_bytes, pinned_host_bytes;
 } cuzk_gpu_mem;
 cuzk_err cuzk_gpu_mem_info(cuzk_gpu *g, cuzk_gpu_mem *out);
+/* Pinned host memory held by cuzk's GPU code in this process (staging
+ * buffers of every handle, setup's chunk buffers). */
+size_t cuzk_gpu_pinned_bytes(void);
 /* Free and total memory of device `ordinal` without a handle (selects that
  * device on the calling thread). EINVAL when it does not exist. */
 cuzk_err cuzk_gpu_device_mem(int ordinal, size_t *free_bytes, size_t *total_bytes);

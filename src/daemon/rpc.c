@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include "daemon/daemon.h"
 
+#include "cuzk/backend.h"
 #include "cuzk/log.h"
 #include "cuzk/util.h"
 
@@ -472,7 +473,7 @@ static void handle_status(call_ctx *c)
     resp.total_proofs_failed = js.failed;
     resp.total_proofs_cancelled = js.cancelled;
     resp.uptime_seconds = (uint64_t)(cuzk_now() - d->t_start);
-    resp.pinned_memory_bytes = 0; /* the CPU backend pins nothing */
+    resp.pinned_memory_bytes = cuzk_backend_pinned_bytes();
     resp.pinned_memory_limit_bytes = d->cfg->pinned_budget_bytes;
     resp.memory_budget_bytes = tot.budget_bytes;
     resp.memory_used_bytes = tot.used_bytes;

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "daemon/daemon.h"
 
+#include "cuzk/backend.h"
 #include "cuzk/gpu.h"
 #include "cuzk/util.h"
 
@@ -86,9 +87,10 @@ void cuzk_daemon_status_json(cuzk_daemon *d, FILE *f)
     json_str(f, d->backend);
     fprintf(f,
             ",\"rss_bytes\":%llu,\"memory\":{\"budget_bytes\":%llu,\"used_bytes\":%llu,"
-            "\"pinned_bytes\":0,\"pinned_budget_bytes\":%llu}",
+            "\"pinned_bytes\":%llu,\"pinned_budget_bytes\":%llu}",
             (unsigned long long)cuzk_daemon_rss_bytes(), (unsigned long long)tot.budget_bytes,
-            (unsigned long long)tot.used_bytes, (unsigned long long)d->cfg->pinned_budget_bytes);
+            (unsigned long long)tot.used_bytes, (unsigned long long)cuzk_backend_pinned_bytes(),
+            (unsigned long long)d->cfg->pinned_budget_bytes);
     fprintf(f, ",\"totals\":{\"completed\":%llu,\"failed\":%llu,\"cancelled\":%llu}",
             (unsigned long long)js.completed, (unsigned long long)js.failed,
             (unsigned long long)js.cancelled);
@@ -189,7 +191,7 @@ void cuzk_daemon_metrics(cuzk_daemon *d, FILE *f)
             "cuzk_rss_bytes %llu\n"
             "# HELP cuzk_pinned_bytes Pinned host memory (CUDA backend).\n"
             "# TYPE cuzk_pinned_bytes gauge\n"
-            "cuzk_pinned_bytes 0\n"
+            "cuzk_pinned_bytes %llu\n"
             "# TYPE cuzk_ready gauge\n"
             "cuzk_ready %d\n"
             "# TYPE cuzk_uptime_seconds gauge\n"
@@ -198,5 +200,6 @@ void cuzk_daemon_metrics(cuzk_daemon *d, FILE *f)
             (unsigned long long)t.evictions, (unsigned long long)t.bytes_loaded, t.load_seconds,
             (unsigned long long)t.budget_bytes, (unsigned long long)t.used_bytes,
             (unsigned long long)cuzk_daemon_rss_bytes(),
+            (unsigned long long)cuzk_backend_pinned_bytes(),
             atomic_load(&d->ready) && !atomic_load(&d->draining), cuzk_now() - d->t_start);
 }

@@ -100,8 +100,7 @@ extern "C" void cuzk_gpu_close(cuzk_gpu *g)
     cuzk_gpu_msm_forget(g);
     gpu_ntt_free(g);
     for (int i = 0; i < 2; i++) {
-        if (g->stage[i])
-            cudaFreeHost(g->stage[i]);
+        gpu_pinned_free(g->stage[i]);
         if (g->stage_ev[i])
             cudaEventDestroy(g->stage_ev[i]);
     }
@@ -320,18 +319,52 @@ void gpu_par_memcpy(void *dst, const void *src, size_t bytes)
     pthread_mutex_unlock(&cp.call);
 }
 
+/* ---- pinned host memory, counted ------------------------------------------
+ * Each block carries its size in a 64-byte header, so the free side needs
+ * no bookkeeping of its own. */
+#define PIN_HDR 64
+static size_t pinned_total;
+
+cuzk_err gpu_pinned_alloc(void **p, size_t bytes, const char *what)
+{
+    *p = NULL;
+    void *raw = NULL;
+    if (cudaHostAlloc(&raw, bytes + PIN_HDR, cudaHostAllocDefault) != cudaSuccess) {
+        cudaGetLastError();
+        return cuzk_fail(CUZK_ENOMEM, "cannot pin %.1f MiB of host memory for %s",
+                         bytes / 1048576.0, what);
+    }
+    *(size_t *)raw = bytes;
+    __atomic_add_fetch(&pinned_total, bytes, __ATOMIC_RELAXED);
+    *p = (unsigned char *)raw + PIN_HDR;
+    return CUZK_OK;
+}
+
+void gpu_pinned_free(void *p)
+{
+    if (!p)
+        return;
+    unsigned char *raw = (unsigned char *)p - PIN_HDR;
+    __atomic_sub_fetch(&pinned_total, *(size_t *)raw, __ATOMIC_RELAXED);
+    cudaFreeHost(raw);
+}
+
+extern "C" size_t cuzk_gpu_pinned_bytes(void)
+{
+    return __atomic_load_n(&pinned_total, __ATOMIC_RELAXED);
+}
+
 /* 1 when the staging buffers exist (made on first use), 0 to fall back. */
 static int stage_ready(cuzk_gpu *g)
 {
     if (!g->stage_tried) {
         g->stage_tried = 1;
         for (int i = 0; i < 2; i++)
-            if (cudaHostAlloc(&g->stage[i], STAGE_BYTES, cudaHostAllocDefault) != cudaSuccess ||
+            if (gpu_pinned_alloc(&g->stage[i], STAGE_BYTES, "staging") != CUZK_OK ||
                 cudaEventCreateWithFlags(&g->stage_ev[i], cudaEventDisableTiming) != cudaSuccess) {
                 cudaGetLastError();
                 for (int j = 0; j <= i; j++) {
-                    if (g->stage[j])
-                        cudaFreeHost(g->stage[j]);
+                    gpu_pinned_free(g->stage[j]);
                     g->stage[j] = NULL;
                 }
                 return 0;

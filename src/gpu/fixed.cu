@@ -89,10 +89,8 @@ extern "C" void cuzk_gpu_fixed_free(cuzk_gpu_fixed *f)
         cudaFree(sl->d_acc);
         cudaFree(sl->d_pre);
         cudaFree(sl->d_out);
-        if (sl->h_k)
-            cudaFreeHost(sl->h_k);
-        if (sl->h_out)
-            cudaFreeHost(sl->h_out);
+        gpu_pinned_free(sl->h_k);
+        gpu_pinned_free(sl->h_out);
         if (sl->done)
             cudaEventDestroy(sl->done);
         if (sl->stream)
@@ -105,14 +103,8 @@ extern "C" void cuzk_gpu_fixed_free(cuzk_gpu_fixed *f)
 
 static cuzk_err pinned_alloc(void **p, size_t bytes, const char *what)
 {
-    *p = NULL;
-    cudaError_t e = cudaHostAlloc(p, bytes, cudaHostAllocDefault);
-    if (e == cudaSuccess)
-        return CUZK_OK;
-    cudaGetLastError();
-    *p = NULL;
-    return cuzk_fail(CUZK_ENOMEM, "GPU fixed-base: cannot pin %.1f MiB of host memory for %s",
-                     bytes / 1048576.0, what);
+    cuzk_err rc = gpu_pinned_alloc(p, bytes, what);
+    return rc ? cuzk_fail_ctx(rc, "GPU fixed-base: ") : CUZK_OK;
 }
 
 /* The table rows 2^(w j) B as affine points, on the host with blst. */

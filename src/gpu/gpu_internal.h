@@ -49,6 +49,12 @@ struct cuzk_gpu {
     void *wit_dev;
 };
 
+/* Pinned host memory, counted for cuzk_gpu_pinned_bytes(): *p = NULL and
+ * ENOMEM (naming `what`) when the driver refuses. Free with gpu_pinned_free
+ * (NULL is a no-op). */
+cuzk_err gpu_pinned_alloc(void **p, size_t bytes, const char *what);
+void gpu_pinned_free(void *p);
+
 /* Device copy of the n scalars at host k when they lie in the witness set
  * by cuzk_gpu_scalars_set, else NULL. */
 const void *gpu_scalars_lookup(const cuzk_gpu *g, const void *k, size_t n);

@@ -59,6 +59,15 @@ const char *cuzk_backend_name(const cuzk_backend *be)
     return be->ops->name;
 }
 
+size_t cuzk_backend_pinned_bytes(void)
+{
+#ifdef CUZK_HAVE_CUDA
+    return cuzk_gpu_pinned_bytes();
+#else
+    return 0;
+#endif
+}
+
 int cuzk_backend_gpus(void)
 {
 #ifdef CUZK_HAVE_CUDA
