@@ -47,6 +47,11 @@ typedef struct {
      * ENOMEM here only means the MSMs upload their scalars themselves. */
     cuzk_err (*witness_begin)(cuzk_backend *be, const cuzk_fr *w, size_t n);
     void (*witness_end)(cuzk_backend *be);
+    /* Optional: the H MSM (msm_g1 without density) right after compute_h
+     * with the same a, unchanged since: a device backend may read the h that
+     * compute_h left on the device. NULL: msm_g1 is used. */
+    cuzk_err (*msm_h)(cuzk_backend *be, blst_p1 *out, const blst_p1_affine *bases, size_t n_bases,
+                      const cuzk_fr *h, size_t n);
     /* Optional: device time of the last operation (seconds, from device
      * events): host<->device copies and the span of its kernels. */
     void (*last_device_time)(const cuzk_backend *be, double *copy_s, double *kernel_s);

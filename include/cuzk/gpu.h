@@ -73,7 +73,9 @@ typedef enum {
 cuzk_err cuzk_gpu_ntt(cuzk_gpu *g, cuzk_gpu_ntt_kind kind, unsigned log_n, cuzk_fr *a);
 
 /* backend.h compute_h on the device: a, b, c on the host, m = 2^log_m
- * elements each; on return a holds h (a[m-1] = 0); b and c are unchanged. */
+ * elements each; on return a holds h (a[m-1] = 0); b and c are unchanged.
+ * b and c are uploaded on a second stream while a is transformed, and h
+ * stays on the device for cuzk_gpu_msm_g1_h. */
 cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr *b,
                             const cuzk_fr *c);
 /* backend.h compute_h_odd_coset (snarkjs's basis) on the device, same
@@ -91,6 +93,12 @@ cuzk_err cuzk_gpu_msm_g1(cuzk_gpu *g, blst_p1 *out, const blst_p1_affine *bases,
 cuzk_err cuzk_gpu_msm_g2(cuzk_gpu *g, blst_p2 *out, const blst_p2_affine *bases, size_t n_bases,
                          const cuzk_fr *k, const uint64_t *density, size_t n,
                          cuzk_msm_stats *stats);
+/* The H MSM of a proof: cuzk_gpu_msm_g1 without density, for scalars h that
+ * the last cuzk_gpu_compute_h wrote (h unchanged since): it reads the copy
+ * that compute_h left on the device instead of uploading h again, then
+ * frees it. With any other h it uploads as cuzk_gpu_msm_g1 does. */
+cuzk_err cuzk_gpu_msm_g1_h(cuzk_gpu *g, blst_p1 *out, const blst_p1_affine *bases,
+                           size_t n_bases, const cuzk_fr *h, size_t n);
 /* Drop the resident bases (they are re-uploaded on next use). */
 void cuzk_gpu_msm_forget(cuzk_gpu *g);
 /* Upload a proof's witness w[0..n) once for its several MSMs: until _clear

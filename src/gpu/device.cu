@@ -97,6 +97,7 @@ extern "C" void cuzk_gpu_close(cuzk_gpu *g)
         return;
     cudaSetDevice(g->ordinal);
     cuzk_gpu_scalars_clear(g);
+    gpu_drop_h(g);
     cuzk_gpu_msm_forget(g);
     gpu_ntt_free(g);
     for (int i = 0; i < 2; i++) {
@@ -109,6 +110,8 @@ extern "C" void cuzk_gpu_close(cuzk_gpu *g)
             cudaEventDestroy(g->ev[i]);
     if (g->stream)
         cudaStreamDestroy(g->stream);
+    if (g->cstream)
+        cudaStreamDestroy(g->cstream);
     free(g);
 }
 
@@ -373,11 +376,67 @@ static int stage_ready(cuzk_gpu *g)
     return g->stage[0] != NULL;
 }
 
+cudaStream_t gpu_copy_stream(cuzk_gpu *g)
+{
+    if (!g->cstream_tried) {
+        g->cstream_tried = 1;
+        if (cudaStreamCreateWithFlags(&g->cstream, cudaStreamNonBlocking) != cudaSuccess) {
+            cudaGetLastError();
+            g->cstream = NULL;
+        }
+    }
+    return g->cstream ? g->cstream : g->stream;
+}
+
+void gpu_keep_h(cuzk_gpu *g, const void *host, void *dev, size_t n)
+{
+    gpu_drop_h(g);
+    g->hk_host = host;
+    g->hk_n = n;
+    g->hk_dev = dev;
+}
+
+void gpu_drop_h(cuzk_gpu *g)
+{
+    if (g->hk_dev)
+        cudaFree(g->hk_dev);
+    g->hk_host = NULL;
+    g->hk_n = 0;
+    g->hk_dev = NULL;
+}
+
+extern "C" cuzk_err cuzk_gpu_msm_g1_h(cuzk_gpu *g, blst_p1 *out, const blst_p1_affine *bases,
+                                      size_t n_bases, const cuzk_fr *h, size_t n)
+{
+    GPU_TRY(cudaSetDevice(g->ordinal), "select device");
+    if (!g->hk_dev || g->hk_host != h || n > g->hk_n) {
+        gpu_drop_h(g);
+        return cuzk_gpu_msm_g1(g, out, bases, n_bases, h, NULL, n, NULL);
+    }
+    /* Lend the kept h to the MSM as its scalar window, then free it. */
+    const void *wh = g->wit_host;
+    size_t wn = g->wit_n;
+    void *wd = g->wit_dev;
+    g->wit_host = g->hk_host;
+    g->wit_n = g->hk_n;
+    g->wit_dev = g->hk_dev;
+    cuzk_err rc = cuzk_gpu_msm_g1(g, out, bases, n_bases, h, NULL, n, NULL);
+    g->wit_host = wh;
+    g->wit_n = wn;
+    g->wit_dev = wd;
+    gpu_drop_h(g);
+    return rc;
+}
+
 cuzk_err gpu_copy_h2d(cuzk_gpu *g, void *dev, const void *host, size_t bytes)
 {
+    return gpu_copy_h2d_on(g, g->stream, dev, host, bytes);
+}
+
+cuzk_err gpu_copy_h2d_on(cuzk_gpu *g, cudaStream_t st, void *dev, const void *host, size_t bytes)
+{
     if (bytes < STAGE_BYTES / 4 || !stage_ready(g)) {
-        GPU_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, g->stream),
-                "copy to device");
+        GPU_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, st), "copy to device");
         return CUZK_OK;
     }
     for (size_t off = 0, i = 0; off < bytes; i++) {
@@ -386,9 +445,9 @@ cuzk_err gpu_copy_h2d(cuzk_gpu *g, void *dev, const void *host, size_t bytes)
         GPU_TRY(cudaEventSynchronize(g->stage_ev[b]), "copy to device");
         gpu_par_memcpy(g->stage[b], (const unsigned char *)host + off, len);
         GPU_TRY(cudaMemcpyAsync((unsigned char *)dev + off, g->stage[b], len,
-                                cudaMemcpyHostToDevice, g->stream),
+                                cudaMemcpyHostToDevice, st),
                 "copy to device");
-        GPU_TRY(cudaEventRecord(g->stage_ev[b], g->stream), "copy to device");
+        GPU_TRY(cudaEventRecord(g->stage_ev[b], st), "copy to device");
         off += len;
     }
     return CUZK_OK;

@@ -47,7 +47,25 @@ struct cuzk_gpu {
     const void *wit_host;
     size_t wit_n;
     void *wit_dev;
+    /* The last compute_h's result, left on the device for the H MSM that
+     * follows (cuzk_gpu_msm_g1_h); freed by it, the next compute_h or close. */
+    const void *hk_host;
+    size_t hk_n;
+    void *hk_dev;
+    /* A second stream for uploads that overlap kernels (made on first use;
+     * NULL: copies go on `stream`). */
+    cudaStream_t cstream;
+    int cstream_tried;
 };
+
+/* gpu_copy_h2d on another stream of the handle (staging shared with it). */
+cuzk_err gpu_copy_h2d_on(cuzk_gpu *g, cudaStream_t s, void *dev, const void *host, size_t bytes);
+/* The copy stream (see cstream), or g->stream when none could be made. */
+cudaStream_t gpu_copy_stream(cuzk_gpu *g);
+/* Keep dev (n scalars, the h computed for host array host) for
+ * cuzk_gpu_msm_g1_h; takes ownership of dev and frees what was kept. */
+void gpu_keep_h(cuzk_gpu *g, const void *host, void *dev, size_t n);
+void gpu_drop_h(cuzk_gpu *g);
 
 /* Pinned host memory, counted for cuzk_gpu_pinned_bytes(): *p = NULL and
  * ENOMEM (naming `what`) when the driver refuses. Free with gpu_pinned_free

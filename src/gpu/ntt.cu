@@ -512,35 +512,68 @@ extern "C" cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, 
     GPU_TRY(cudaSetDevice(g->ordinal), "select device");
     CUZK_TRY(ntt_tables(g, log_m));
     size_t n = (size_t)1 << log_m, bytes = n * sizeof(fr_t);
-    void *d = NULL;
-    CUZK_TRY(gpu_alloc(&d, 3 * bytes, "H: a, b and c"));
-    fr_t *v[3] = {(fr_t *)d, (fr_t *)d + n, (fr_t *)d + 2 * n};
-    const cuzk_fr *hv[3] = {a, b, c};
-    gpu_times_begin(g);
-    cuzk_err rc = CUZK_OK;
-    for (int i = 0; i < 3 && !rc; i++)
-        rc = gpu_copy_h2d(g, v[i], hv[i], bytes);
+    gpu_drop_h(g); /* the device memory of an unused earlier h */
+    void *da = NULL, *dbc = NULL;
+    CUZK_TRY(gpu_alloc(&da, bytes, "H: a"));
+    cuzk_err rc = gpu_alloc(&dbc, 2 * bytes, "H: b and c");
     if (rc) {
-        cudaStreamSynchronize(g->stream);
-        cudaFree(d);
+        cudaFree(da);
         return rc;
     }
-    gpu_times_mark(g, 1);
-    for (int i = 0; i < 3; i++) {
+    fr_t *v[3] = {(fr_t *)da, (fr_t *)dbc, (fr_t *)dbc + n};
+    const cuzk_fr *hv[3] = {a, b, c};
+    /* a goes up on the main stream; b and c on the copy stream while the
+     * kernels of the vector before them run, each vector's kernels waiting
+     * for its upload (an event). The h2d time is then a's upload alone. */
+    cudaStream_t cs = gpu_copy_stream(g);
+    cudaEvent_t up[2] = {NULL, NULL};
+    for (int i = 0; i < 2 && cs != g->stream; i++)
+        if (cudaEventCreateWithFlags(&up[i], cudaEventDisableTiming) != cudaSuccess) {
+            cudaGetLastError();
+            up[i] = NULL;
+            cs = g->stream;
+        }
+    gpu_times_begin(g);
+    rc = gpu_copy_h2d(g, v[0], hv[0], bytes);
+    if (!rc)
+        gpu_times_mark(g, 1);
+    for (int i = 0; i < 3 && !rc; i++) {
+        if (i > 0 && cs != g->stream) {
+            rc = gpu_copy_h2d_on(g, cs, v[i], hv[i], bytes);
+            if (rc)
+                break;
+            cudaEventRecord(up[i - 1], cs);
+            cudaStreamWaitEvent(g->stream, up[i - 1], 0);
+        } else if (i > 0) {
+            if ((rc = gpu_copy_h2d(g, v[i], hv[i], bytes)))
+                break;
+        }
         /* inverse NTT with the coset scaling g^i / n folded into its last
          * pass, then the forward NTT */
         ntt_run(g, v[i], log_m, 1, NULL, 1, pow_g_over_n(g), NULL, NULL);
         ntt_run(g, v[i], log_m, 0, NULL, 0, NULL, NULL, NULL);
     }
-    /* a b - c in the coset inverse's first pass; 1/Z folded into its scaling */
-    ntt_input abc = {v[1], v[2], 0};
-    ntt_run(g, v[0], log_m, 1, NULL, 1, (const fr_t *)g->pow_gi + ((size_t)2 << g->pow_bits), NULL,
-            &abc);
-    gpu_times_mark(g, 2);
-    rc = gpu_copy_d2h(g, a, v[0], bytes);
+    if (!rc) {
+        /* a b - c in the coset inverse's first pass; 1/Z folded into its
+         * scaling */
+        ntt_input abc = {v[1], v[2], 0};
+        ntt_run(g, v[0], log_m, 1, NULL, 1, (const fr_t *)g->pow_gi + ((size_t)2 << g->pow_bits),
+                NULL, &abc);
+        gpu_times_mark(g, 2);
+        rc = gpu_copy_d2h(g, a, v[0], bytes);
+    }
     if (!rc)
         rc = gpu_times_end(g);
-    cudaFree(d);
+    cudaStreamSynchronize(cs);
+    cudaStreamSynchronize(g->stream);
+    for (int i = 0; i < 2; i++)
+        if (up[i])
+            cudaEventDestroy(up[i]);
+    cudaFree(dbc);
+    if (rc)
+        cudaFree(da);
+    else
+        gpu_keep_h(g, a, da, n); /* for cuzk_gpu_msm_g1_h */
     return rc;
 }
 

@@ -158,6 +158,7 @@ static const cuzk_backend_ops cpu_ops = {
     .witness_begin = NULL,
     .witness_end = NULL,
     .last_device_time = NULL,
+    .msm_h = NULL,
 };
 
 cuzk_err cuzk_backend_cpu_open(cuzk_backend **out)

@@ -1,7 +1,9 @@
 /* The CUDA backend: the proving operations on one GPU (any ordinal).
  *
  *   compute_h            on the GPU (src/gpu/ntt.cu: inverse NTTs, coset
- *                        NTTs, pointwise a*b-c divided by Z, coset iNTT)
+ *                        NTTs, pointwise a*b-c divided by Z, coset iNTT;
+ *                        b and c uploaded while a is transformed; h left on
+ *                        the device for msm_h)
  *   msm_g1, msm_g2       on the GPU (src/gpu/msm.cu: 0/1 split, Pippenger
  *                        with device bucket sorting; bases stay resident
  *                        on the device across proofs; the witness is
@@ -58,6 +60,13 @@ static cuzk_err cuda_msm_g2(cuzk_backend *be, blst_p2 *out, const blst_p2_affine
     return cuzk_gpu_msm_g2(gpu_of(be), out, bases, n_bases, k, density, n, stats);
 }
 
+static cuzk_err cuda_msm_h(cuzk_backend *be, blst_p1 *out, const blst_p1_affine *bases,
+                           size_t n_bases, const cuzk_fr *h, size_t n)
+{
+    CUZK_TRY(cuzk_gpu_bind(gpu_of(be)));
+    return cuzk_gpu_msm_g1_h(gpu_of(be), out, bases, n_bases, h, n);
+}
+
 static cuzk_err cuda_witness_begin(cuzk_backend *be, const cuzk_fr *w, size_t n)
 {
     CUZK_TRY(cuzk_gpu_bind(gpu_of(be)));
@@ -100,6 +109,7 @@ static const cuzk_backend_ops cuda_ops = {
     .witness_begin = cuda_witness_begin,
     .witness_end = cuda_witness_end,
     .last_device_time = cuda_last_device_time,
+    .msm_h = cuda_msm_h,
 };
 
 cuzk_err cuzk_backend_cuda_open(int ordinal, cuzk_backend **out)

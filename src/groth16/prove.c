@@ -375,7 +375,11 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
     blst_p1 h_sum, l_sum, a_sum, b1_sum;
     blst_p2 b2_sum;
     t = cuzk_now();
-    if ((rc = be->ops->msm_g1(be, &h_sum, params->h, params->n_h, a, NULL, params->n_h, NULL)))
+    if (basis == CUZK_H_BELLPERSON && be->ops->msm_h)
+        rc = be->ops->msm_h(be, &h_sum, params->h, params->n_h, a, params->n_h);
+    else
+        rc = be->ops->msm_g1(be, &h_sum, params->h, params->n_h, a, NULL, params->n_h, NULL);
+    if (rc)
         return rc;
     tm->msm_h = cuzk_now() - t;
     add_device_time(be, &tm->dev_msm_copy, &tm->dev_msm_kernel);
