@@ -12,13 +12,17 @@
  * so vectors move between host and device without conversion and results
  * compare bit for bit.
  *
- * Multiplication is separated operand scanning: a schoolbook 2N-limb product
- * whose rows are PTX carry chains (mad.lo.cc / madc.hi.cc, the low and high
- * halves of each row in two chains), then a word-by-word Montgomery
- * reduction of the low half added to the high half. Squaring computes each
- * cross product once, doubles, and adds the diagonal: about 3/4 of the
- * multiplications. Both fields have 2p < R, so one conditional subtraction
- * at the end gives a fully reduced result. Carry-flag ordering across the
+ * Multiplication is word-by-word Montgomery (CIOS) with every 32x32-bit
+ * product kept whole: the even-indexed limbs of a multiplicand are added
+ * into one accumulator and the odd-indexed ones into another, so the 64-bit
+ * products of one row land on disjoint limb pairs and a row is one carry
+ * chain of lo/hi pairs (mad.lo.cc / madc.hi.cc), which the device runs as
+ * wide multiply-adds; the reduction by m p uses the same two accumulators,
+ * and the division by 2^32 is a swap of their roles. Squaring computes each
+ * cross product once (again as whole products into two accumulators),
+ * doubles, adds the diagonal and reduces the low half the same way. Both
+ * fields have 2p < R, so one conditional subtraction at the end gives a
+ * fully reduced result. Carry-flag ordering across the
  * separate asm statements is kept by ptxas, which tracks the condition code
  * as a resource; the device tests check every operation against blst. */
 
@@ -126,93 +130,175 @@ static __device__ __forceinline__ FT FN(_neg)(FT a)
     return FN(_sub)(FN(_zero)(), a);
 }
 
-/* Montgomery reduction of a 2N-limb t < p R: t / R mod p, fully reduced. */
+/* acc[0..N] += (x[o] + x[o+2] 2^64 + x[o+4] 2^128 + ...) y (+ the carry flag
+ * when cin): the 64-bit products of every other limb of x land on disjoint
+ * limb pairs of acc, so one carry chain adds them all, and each lo/hi pair
+ * of the chain is one wide multiply-add on the device (a product split into
+ * a low chain and a high chain needs a separate high-half multiply, at a
+ * higher cost per product). The chain's carry goes into acc[N]. */
+static __device__ __forceinline__ void FN(_mad_pairs)(uint32_t *acc, const uint32_t *x, int o,
+                                                      uint32_t y, int cin)
+{
+    if (cin)
+        PTX_MADLOC_CC(acc[0], x[o], y, acc[0]);
+    else
+        PTX_MADLO_CC(acc[0], x[o], y, acc[0]);
+    PTX_MADHIC_CC(acc[1], x[o], y, acc[1]);
+#pragma unroll
+    for (int k = 2; k < FLD_N; k += 2) {
+        PTX_MADLOC_CC(acc[k], x[k + o], y, acc[k]);
+        PTX_MADHIC_CC(acc[k + 1], x[k + o], y, acc[k + 1]);
+    }
+    PTX_ADDC(acc[FLD_N], acc[FLD_N], 0);
+}
+
+/* The same with the modulus as x (its limbs come from constant memory:
+ * the pointer is resolved once inlined). */
+static __device__ __forceinline__ void FN(_mad_pairs_p)(uint32_t *acc, int o, uint32_t y, int cin)
+{
+    FN(_mad_pairs)(acc, FLD_P, o, y, cin);
+}
+
+/* Montgomery steps on a value held as V = E + 2^32 O + e (E and O of N+1
+ * limbs, e one limb): even-indexed limbs of a multiplicand are added into E
+ * and odd-indexed ones into O, each as disjoint pairs. A step adds m p with
+ * m = E[0] (-p^-1) so that E[0] becomes 0, then divides by 2^32: O is then
+ * aligned at limb 0 and becomes E, E's limbs 2.. become O, and E[1], which
+ * lands on limb 0 again, is kept aside as e: the next step adds it to E[0]
+ * and its carry enters that step's first O chain (O starts one limb up), so
+ * no step needs a carry propagation of its own. Each accumulator stays
+ * below 2^(32N+2); V stays below 2p (CIOS bound for inputs below p). */
+static __device__ __forceinline__ void FN(_step_end)(uint32_t *E, uint32_t *O, uint32_t *e)
+{
+    *e = E[1];
+    uint32_t t[FLD_N + 1];
+#pragma unroll
+    for (int k = 0; k + 2 <= FLD_N; k++)
+        t[k] = E[k + 2];
+    t[FLD_N - 1] = t[FLD_N] = 0;
+#pragma unroll
+    for (int k = 0; k <= FLD_N; k++) {
+        E[k] = O[k];
+        O[k] = t[k];
+    }
+}
+
+/* E + 2^32 O + e into N limbs (the value is known to fit). */
+static __device__ __forceinline__ FT FN(_merge)(const uint32_t *E, const uint32_t *O, uint32_t e)
+{
+    FT r;
+    PTX_ADD_CC(r.l[0], E[0], e);
+#pragma unroll
+    for (int k = 1; k < FLD_N - 1; k++)
+        PTX_ADDC_CC(r.l[k], E[k], O[k - 1]);
+    PTX_ADDC(r.l[FLD_N - 1], E[FLD_N - 1], O[FLD_N - 2]);
+    return r;
+}
+
+/* Montgomery reduction of a 2N-limb t < p R: t / R mod p, fully reduced.
+ * The low half is reduced by N steps (to at most p), then the high half
+ * (< p) is added: the sum is < 2p < R. */
 static __device__ __forceinline__ FT FN(_redc)(const uint32_t t[2 * FLD_N])
 {
-    uint32_t u[FLD_N + 1];
+    uint32_t E[FLD_N + 1], O[FLD_N + 1], e = 0;
 #pragma unroll
-    for (int i = 0; i < FLD_N; i++)
-        u[i] = t[i];
-    u[FLD_N] = 0;
+    for (int k = 0; k < FLD_N; k++) {
+        E[k] = t[k];
+        O[k] = 0;
+    }
+    E[FLD_N] = O[FLD_N] = 0;
 #pragma unroll
     for (int i = 0; i < FLD_N; i++) {
-        uint32_t m = u[0] * FLD_PINV;
-        /* u += m p, low halves then high halves; u[0] becomes 0. */
-        PTX_MADLO_CC(u[0], m, FLD_P[0], u[0]);
-#pragma unroll
-        for (int j = 1; j < FLD_N; j++)
-            PTX_MADLOC_CC(u[j], m, FLD_P[j], u[j]);
-        PTX_ADDC(u[FLD_N], u[FLD_N], 0);
-        PTX_MADHI_CC(u[1], m, FLD_P[0], u[1]);
-#pragma unroll
-        for (int j = 1; j < FLD_N - 1; j++)
-            PTX_MADHIC_CC(u[j + 1], m, FLD_P[j], u[j + 1]);
-        PTX_MADHIC(u[FLD_N], m, FLD_P[FLD_N - 1], u[FLD_N]);
-        /* u < 2^(32N) + 2^32 p fits N+1 limbs; divide by 2^32. */
-#pragma unroll
-        for (int j = 0; j < FLD_N; j++)
-            u[j] = u[j + 1];
-        u[FLD_N] = 0;
+        /* m from E[0] + e before the carry flag is set. */
+        uint32_t m = (E[0] + e) * FLD_PINV;
+        if (i) {
+            PTX_ADD_CC(E[0], E[0], e);
+            FN(_mad_pairs_p)(O, 1, m, 1);
+        } else {
+            FN(_mad_pairs_p)(O, 1, m, 0);
+        }
+        FN(_mad_pairs_p)(E, 0, m, 0);
+        FN(_step_end)(E, O, &e);
     }
-    /* u <= p and the high half < p: the sum is < 2p < R. */
-    FT r;
+    FT v = FN(_merge)(E, O, e), r;
     uint32_t c;
-    PTX_ADD_CC(r.l[0], u[0], t[FLD_N]);
+    PTX_ADD_CC(r.l[0], v.l[0], t[FLD_N]);
 #pragma unroll
     for (int i = 1; i < FLD_N; i++)
-        PTX_ADDC_CC(r.l[i], u[i], t[FLD_N + i]);
+        PTX_ADDC_CC(r.l[i], v.l[i], t[FLD_N + i]);
     PTX_ADDC(c, 0, 0);
     return FN(_final_sub)(r, c);
 }
 
+/* Montgomery product, word by word (CIOS) on the two accumulators: step i
+ * adds a b_i (even limbs of a into E, odd limbs into O) and reduces. */
 static __device__ __forceinline__ FT FN(_mul)(FT a, FT b)
 {
-    uint32_t t[2 * FLD_N];
+    uint32_t E[FLD_N + 1], O[FLD_N + 1], e = 0;
+    /* Step 0 starts from zero: plain products. */
 #pragma unroll
-    for (int i = 0; i < 2 * FLD_N; i++)
-        t[i] = 0;
+    for (int k = 0; k < FLD_N; k += 2) {
+        E[k] = a.l[k] * b.l[0];
+        E[k + 1] = __umulhi(a.l[k], b.l[0]);
+        O[k] = a.l[k + 1] * b.l[0];
+        O[k + 1] = __umulhi(a.l[k + 1], b.l[0]);
+    }
+    E[FLD_N] = O[FLD_N] = 0;
 #pragma unroll
     for (int i = 0; i < FLD_N; i++) {
-        uint32_t bi = b.l[i];
-        /* Row i: low halves into t[i .. i+N-1], carry into t[i+N]. */
-        PTX_MADLO_CC(t[i], a.l[0], bi, t[i]);
-#pragma unroll
-        for (int j = 1; j < FLD_N; j++)
-            PTX_MADLOC_CC(t[i + j], a.l[j], bi, t[i + j]);
-        PTX_ADDC(t[i + FLD_N], t[i + FLD_N], 0);
-        /* High halves into t[i+1 .. i+N], carry into t[i+N+1]. */
-        PTX_MADHI_CC(t[i + 1], a.l[0], bi, t[i + 1]);
-#pragma unroll
-        for (int j = 1; j < FLD_N; j++)
-            PTX_MADHIC_CC(t[i + j + 1], a.l[j], bi, t[i + j + 1]);
-        if (i + FLD_N + 1 < 2 * FLD_N)
-            PTX_ADDC(t[i + FLD_N + 1], 0, 0);
+        if (i) {
+            PTX_ADD_CC(E[0], E[0], e);
+            FN(_mad_pairs)(O, a.l, 1, b.l[i], 1);
+            FN(_mad_pairs)(E, a.l, 0, b.l[i], 0);
+        }
+        uint32_t m = E[0] * FLD_PINV;
+        FN(_mad_pairs_p)(E, 0, m, 0);
+        FN(_mad_pairs_p)(O, 1, m, 0);
+        FN(_step_end)(E, O, &e);
     }
-    return FN(_redc)(t);
+    return FN(_final_sub)(FN(_merge)(E, O, e), 0);
 }
 
+/* acc += a_i a_j 2^(32 (i + j)) for j = j0, j0 + 2, ... < N: disjoint limb
+ * pairs, one carry chain, its carry into the limb after the last pair (at
+ * most 2N - 1). */
+static __device__ __forceinline__ void FN(_sqr_row)(uint32_t *acc, const uint32_t *a, int i, int j0)
+{
+    int last = j0;
+    PTX_MADLO_CC(acc[i + j0], a[i], a[j0], acc[i + j0]);
+    PTX_MADHIC_CC(acc[i + j0 + 1], a[i], a[j0], acc[i + j0 + 1]);
+#pragma unroll
+    for (int j = j0 + 2; j < FLD_N; j += 2) {
+        PTX_MADLOC_CC(acc[i + j], a[i], a[j], acc[i + j]);
+        PTX_MADHIC_CC(acc[i + j + 1], a[i], a[j], acc[i + j + 1]);
+        last = j;
+    }
+    PTX_ADDC(acc[i + last + 2], acc[i + last + 2], 0);
+}
+
+/* Square: the cross products a_i a_j (i < j) once, doubled, plus the
+ * squares a_i^2, then redc. Row i puts a_i a_j with j - i odd into D
+ * (pairs at odd limb positions) and with j - i even into C (pairs at even
+ * positions), one chain each; a row's last carry lands on a limb that holds
+ * at most two earlier carries, so it never overflows. */
 static __device__ __forceinline__ FT FN(_sqr)(FT a)
 {
-    uint32_t t[2 * FLD_N];
+    uint32_t C[2 * FLD_N], D[2 * FLD_N];
 #pragma unroll
     for (int i = 0; i < 2 * FLD_N; i++)
-        t[i] = 0;
-        /* Cross products a_i a_j, i < j, each once. */
+        C[i] = D[i] = 0;
 #pragma unroll
     for (int i = 0; i < FLD_N - 1; i++) {
-        uint32_t ai = a.l[i];
-        PTX_MADLO_CC(t[2 * i + 1], ai, a.l[i + 1], t[2 * i + 1]);
-#pragma unroll
-        for (int j = i + 2; j < FLD_N; j++)
-            PTX_MADLOC_CC(t[i + j], ai, a.l[j], t[i + j]);
-        PTX_ADDC(t[i + FLD_N], t[i + FLD_N], 0);
-        PTX_MADHI_CC(t[2 * i + 2], ai, a.l[i + 1], t[2 * i + 2]);
-#pragma unroll
-        for (int j = i + 2; j < FLD_N; j++)
-            PTX_MADHIC_CC(t[i + j + 1], ai, a.l[j], t[i + j + 1]);
-        PTX_ADDC(t[i + FLD_N + 1], 0, 0);
+        FN(_sqr_row)(D, a.l, i, i + 1);
+        if (i + 2 < FLD_N)
+            FN(_sqr_row)(C, a.l, i, i + 2);
     }
-    /* Double (the cross sum is below 2^(64N-1)), then add the squares. */
+    /* t = 2 (C + D) + sum a_i^2 2^(64 i); the cross sum is below 2^(64N-1). */
+    uint32_t t[2 * FLD_N];
+    PTX_ADD_CC(t[0], C[0], D[0]);
+#pragma unroll
+    for (int i = 1; i < 2 * FLD_N; i++)
+        PTX_ADDC_CC(t[i], C[i], D[i]);
 #pragma unroll
     for (int i = 2 * FLD_N - 1; i > 0; i--)
         t[i] = __funnelshift_l(t[i - 1], t[i], 1);

@@ -39,23 +39,63 @@ __global__ void PN(_k_sum_groups)(const XYZZ *in, size_t groups, size_t k_in, un
     out[t] = acc;
 }
 
-/* One thread per work item (a run of at most S sorted entries of one
- * bucket): the sum of its signed points. */
-__global__ void PN(_k_item_acc)(const AFF *bases, const uint32_t *vals, const uint32_t *item_start,
-                                const uint32_t *item_end, size_t nitems, XYZZ *partial)
+/* One thread per chunk of K sorted entries: it adds its signed points in
+ * order and stores the sum of each work item (the chunk's part of one
+ * bucket) as the item ends. One flat loop, so the threads of a warp stay
+ * together however their items are cut. With prefetch, the next entry's
+ * base is loaded before the current addition so the gather overlaps the
+ * arithmetic (worth its registers for G1, see msm.cu). */
+static __device__ __forceinline__ void
+PN(_chunk_acc)(const AFF *bases, const uint32_t *keys, const uint32_t *vals, size_t total,
+               uint32_t nb, uint32_t K, const uint32_t *starts, const uint32_t *off,
+               const uint32_t *item_end, size_t nitems, XYZZ *partial, int prefetch)
 {
-    size_t it = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (it >= nitems)
+    size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x, p = t * K;
+    if (p >= total)
         return;
+    uint32_t key = keys[p];
+    if (key >= nb)
+        return;
+    size_t it = off[key] + (t - starts[key] / K);
+    size_t pend = p + K < total ? p + K : total;
+    uint32_t e = item_end[it];
     XYZZ acc = PN(_inf)();
-    for (uint32_t p = item_start[it], e = item_end[it]; p < e; p++) {
-        uint32_t v = vals[p];
-        AFF q = bases[v & 0x7fffffffu];
+    uint32_t v = vals[p];
+    AFF q = bases[v & 0x7fffffffu];
+    for (; p < pend; p++) {
+        uint32_t vn = 0;
+        AFF qn;
+        if (prefetch) {
+            vn = vals[p + 1 < pend ? p + 1 : p];
+            qn = bases[vn & 0x7fffffffu];
+        }
         if (v >> 31)
             q = PN(_aff_neg)(q);
         acc = PN(_add_aff)(acc, q);
+        if (p + 1 == e) {
+            partial[it] = acc;
+            acc = PN(_inf)();
+            if (++it >= nitems)
+                break;
+            e = item_end[it];
+        }
+        if (prefetch) {
+            v = vn;
+            q = qn;
+        } else if (p + 1 < pend) {
+            v = vals[p + 1];
+            q = bases[v & 0x7fffffffu];
+        }
     }
-    partial[it] = acc;
+}
+
+__global__ void ACC_BOUNDS PN(_k_chunk_acc)(const AFF *bases, const uint32_t *keys,
+                                            const uint32_t *vals, size_t total, uint32_t nb,
+                                            uint32_t K, const uint32_t *starts, const uint32_t *off,
+                                            const uint32_t *item_end, size_t nitems, XYZZ *partial)
+{
+    PN(_chunk_acc)
+    (bases, keys, vals, total, nb, K, starts, off, item_end, nitems, partial, ACC_PREFETCH);
 }
 
 /* One step of the per-bucket tree over its items: item q of a bucket adds
@@ -198,14 +238,16 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             unsigned nwc = pl.nw - w0 < pl.wb ? pl.nw - w0 : pl.wb;
             size_t pairs = (size_t)nwc * m, nb = (size_t)nwc * nbw;
             uint32_t *keys, *vals, *keys2, *vals2, *starts, *ends, *kcount, *off, *maxk;
-            uint32_t *item_start, *item_end, *item_bucket;
+            uint32_t *item_end, *item_bucket;
             XYZZ *partial, *segs, *res;
             size_t L = nbw < 32 ? nbw : 32, nseg = nbw / L;
-            unsigned lS = 4;
-            while (lS < 8 && ((size_t)1 << (lS + 19)) < pairs)
-                lS++;
-            const uint32_t S = 1u << lS;
-            size_t max_items = nb + pairs / S + 1;
+            /* Entries per accumulation thread: 8..256, keeping >= 2^18
+             * threads (several waves on the device) when there is work. */
+            unsigned lK = 3;
+            while (lK < 8 && (pairs >> (lK + 1)) >= ((size_t)1 << 18))
+                lK++;
+            const uint32_t K = 1u << lK;
+            size_t max_items = nb + pairs / K + 1, nchunks = (pairs + K - 1) / K;
             void *tmp = NULL;
             size_t tmp_bytes = 0, scan_bytes = 0;
             unsigned keybits = 1;
@@ -222,7 +264,7 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
                 (rc = gpu_alloc(&scratch[2], tmp_bytes, "MSM sort scratch")) ||
                 (rc = gpu_alloc(&scratch[3], (4 * nb + 1) * sizeof(uint32_t),
                                 "MSM bucket bounds")) ||
-                (rc = gpu_alloc(&scratch[4], max_items * (sizeof(XYZZ) + 3 * sizeof(uint32_t)),
+                (rc = gpu_alloc(&scratch[4], max_items * (sizeof(XYZZ) + 2 * sizeof(uint32_t)),
                                 "MSM bucket partial sums")) ||
                 (rc = gpu_alloc(&scratch[5], 2 * nwc * nseg * sizeof(XYZZ), "MSM segments")))
                 break;
@@ -236,8 +278,7 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             off = kcount + nb;
             maxk = off + nb;
             partial = (XYZZ *)scratch[4];
-            item_start = (uint32_t *)(partial + max_items);
-            item_end = item_start + max_items;
+            item_end = (uint32_t *)(partial + max_items);
             item_bucket = item_end + max_items;
             segs = (XYZZ *)scratch[5];
             msm_prof pf;
@@ -256,10 +297,8 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             cudaMemsetAsync(maxk, 0, sizeof(uint32_t), g->stream);
             k_msm_bounds<<<(unsigned)((pairs + 255) / 256), 256, 0, g->stream>>>(
                 keys2, pairs, (uint32_t)nb, starts, ends);
-            /* Work items of at most S entries, so a crowded bucket (a window
-             * whose digits are skewed) is summed by many threads. */
             k_msm_item_counts<<<(unsigned)((nb + 255) / 256), 256, 0, g->stream>>>(starts, ends, nb,
-                                                                                   S, kcount, maxk);
+                                                                                   K, kcount, maxk);
             e = cub::DeviceScan::ExclusiveSum(scratch[2], tmp_bytes, kcount, off, nb, g->stream);
             /* Item count (off[nb-1] + kcount[nb-1]) and the largest per bucket
              * (maxk, stored right after off). */
@@ -279,11 +318,13 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             size_t nitems = (size_t)hk[0] + hk[2];
             uint32_t max_count = hk[1];
             k_msm_items<<<(unsigned)((nb + 127) / 128), 128, 0, g->stream>>>(
-                starts, ends, off, kcount, nb, S, item_start, item_end, item_bucket);
+                starts, ends, off, kcount, nb, K, item_end, item_bucket);
             prof_mark(&pf, g->stream, "bounds+items");
             if (nitems)
-                PN(_k_item_acc)<<<(unsigned)((nitems + 127) / 128), 128, 0, g->stream>>>(
-                    bases, vals2, item_start, item_end, nitems, partial);
+                PN(_k_chunk_acc)<<<(unsigned)((nchunks + ACC_THREADS - 1) / ACC_THREADS),
+                                   ACC_THREADS, 0, g->stream>>>(bases, keys2, vals2, pairs,
+                                                                (uint32_t)nb, K, starts, off,
+                                                                item_end, nitems, partial);
             prof_mark(&pf, g->stream, "acc");
             for (uint32_t st = 1; st < max_count; st *= 2)
                 PN(_k_item_combine)<<<(unsigned)((nitems + 127) / 128), 128, 0, g->stream>>>(
@@ -297,8 +338,8 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             prof_mark(&pf, g->stream, "tree");
             if (pf.on) {
                 char what[160];
-                snprintf(what, sizeof what, "m=%zu c=%u nw=%u chunk=%u+%u S=%u items=%zu maxk=%u",
-                         m, pl.c, pl.nw, w0, nwc, S, nitems, max_count);
+                snprintf(what, sizeof what, "m=%zu c=%u nw=%u chunk=%u+%u K=%u items=%zu maxk=%u",
+                         m, pl.c, pl.nw, w0, nwc, K, nitems, max_count);
                 prof_print(&pf, what);
             }
             e = cudaMemcpyAsync(wins + w0, res, nwc * sizeof(XYZZ), cudaMemcpyDeviceToHost,

@@ -116,6 +116,33 @@ static const uint64_t FP_P[6] = {0xb9feffffffffaaab, 0x1eabfffeb153ffff, 0x6730d
 static const uint64_t FR_P[4] = {0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809a1d805,
                                  0x73eda753299d7d48};
 
+/* Heavy values: all-ones limbs under a top limb just below p's (so below
+ * p), one limb random: the products' carry chains run long, where a lost
+ * carry in the multiplication would show. Used for NHEAVY pairs after the
+ * edge pairs. */
+#define NHEAVY 512
+static void heavy_limbs(uint64_t *l, int n, uint64_t p_top)
+{
+    for (int i = 0; i < n - 1; i++)
+        l[i] = ~0ULL;
+    l[rnd() % (uint64_t)(n - 1)] = rnd();
+    l[n - 1] = p_top - 1 - (rnd() & 0xffff);
+}
+
+static void fp_heavy(blst_fp *r)
+{
+    uint64_t l[6];
+    heavy_limbs(l, 6, FP_P[5]);
+    memcpy(r, l, sizeof l);
+}
+
+static void fr_heavy(blst_fr *r)
+{
+    uint64_t l[4];
+    heavy_limbs(l, 4, FR_P[3]);
+    memcpy(r, l, sizeof l);
+}
+
 /* Edge values as raw Montgomery limbs: 0, 1 (raw), p-1 (raw), the
  * Montgomery one, minus one, 2^(bits-2). */
 #define NEDGE 6
@@ -178,6 +205,9 @@ static void test_fp(void)
         if (i < NEDGE * NEDGE) {
             a[i] = e[i / NEDGE];
             b[i] = e[i % NEDGE];
+        } else if (i < NEDGE * NEDGE + NHEAVY) {
+            fp_heavy(&a[i]);
+            fp_heavy(&b[i]);
         } else {
             fp_random(&a[i]);
             fp_random(&b[i]);
@@ -223,6 +253,9 @@ static void test_fr(void)
         if (i < NEDGE * NEDGE) {
             a[i] = e[i / NEDGE];
             b[i] = e[i % NEDGE];
+        } else if (i < NEDGE * NEDGE + NHEAVY) {
+            fr_heavy(&a[i]);
+            fr_heavy(&b[i]);
         } else {
             fr_random(&a[i]);
             fr_random(&b[i]);
