@@ -47,6 +47,12 @@ typedef struct {
      * ENOMEM here only means the MSMs upload their scalars themselves. */
     cuzk_err (*witness_begin)(cuzk_backend *be, const cuzk_fr *w, size_t n);
     void (*witness_end)(cuzk_backend *be);
+    /* Optional: compute_h when the H MSM (msm_h on the same a) and the
+     * witness MSMs follow: h may stay on the device only (a is scratch
+     * afterwards, its content unspecified), and the witness w[0..n_w) is
+     * uploaded meanwhile as witness_begin would (end with witness_end). */
+    cuzk_err (*compute_h_resident)(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b,
+                                   cuzk_fr *c, const cuzk_fr *w, size_t n_w);
     /* Optional: the H MSM (msm_g1 without density) right after compute_h
      * with the same a, unchanged since: a device backend may read the h that
      * compute_h left on the device. NULL: msm_g1 is used. */

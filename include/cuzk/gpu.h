@@ -78,6 +78,12 @@ cuzk_err cuzk_gpu_ntt(cuzk_gpu *g, cuzk_gpu_ntt_kind kind, unsigned log_n, cuzk_
  * stays on the device for cuzk_gpu_msm_g1_h. */
 cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr *b,
                             const cuzk_fr *c);
+/* compute_h for a proof whose next steps are cuzk_gpu_msm_g1_h on a and the
+ * witness MSMs: h stays on the device only (the host a is not written), and
+ * the witness w[0..nw) (NULL: none) is uploaded while the last kernels run
+ * and installed as by cuzk_gpu_scalars_set. */
+cuzk_err cuzk_gpu_compute_h_resident(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr *b,
+                                     const cuzk_fr *c, const cuzk_fr *w, size_t nw);
 /* backend.h compute_h_odd_coset (snarkjs's basis) on the device, same
  * arguments: on return a holds a*b - c on the odd coset, snarkjs's order. */
 cuzk_err cuzk_gpu_compute_h_odd_coset(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr *b,

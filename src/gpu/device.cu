@@ -149,10 +149,16 @@ extern "C" cuzk_err cuzk_gpu_scalars_set(cuzk_gpu *g, const cuzk_fr *w, size_t n
         cudaFree(d);
         return rc;
     }
+    gpu_set_witness(g, w, n, d);
+    return CUZK_OK;
+}
+
+void gpu_set_witness(cuzk_gpu *g, const void *w, size_t n, void *dev)
+{
+    cuzk_gpu_scalars_clear(g);
     g->wit_host = w;
     g->wit_n = n;
-    g->wit_dev = d;
-    return CUZK_OK;
+    g->wit_dev = dev;
 }
 
 extern "C" void cuzk_gpu_scalars_clear(cuzk_gpu *g)

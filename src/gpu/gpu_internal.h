@@ -66,6 +66,9 @@ cudaStream_t gpu_copy_stream(cuzk_gpu *g);
  * cuzk_gpu_msm_g1_h; takes ownership of dev and frees what was kept. */
 void gpu_keep_h(cuzk_gpu *g, const void *host, void *dev, size_t n);
 void gpu_drop_h(cuzk_gpu *g);
+/* Install dev (n scalars uploaded from host w) as the witness window, as
+ * cuzk_gpu_scalars_set would; takes ownership of dev. */
+void gpu_set_witness(cuzk_gpu *g, const void *w, size_t n, void *dev);
 
 /* Pinned host memory, counted for cuzk_gpu_pinned_bytes(): *p = NULL and
  * ENOMEM (naming `what`) when the driver refuses. Free with gpu_pinned_free

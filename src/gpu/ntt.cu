@@ -505,8 +505,12 @@ extern "C" cuzk_err cuzk_gpu_ntt(cuzk_gpu *g, cuzk_gpu_ntt_kind kind, unsigned l
     return rc;
 }
 
-extern "C" cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr *b,
-                                       const cuzk_fr *c)
+/* H on the device (see gpu.h). With download, h comes back into a; without,
+ * h stays on the device only and the witness w (nw scalars, may be NULL) is
+ * uploaded on the copy stream while the last kernels run. Either way h is
+ * kept for cuzk_gpu_msm_g1_h. */
+static cuzk_err compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr *b,
+                          const cuzk_fr *c, int download, const cuzk_fr *w, size_t nw)
 {
     CUZK_TRY(check_log(log_m));
     GPU_TRY(cudaSetDevice(g->ordinal), "select device");
@@ -559,9 +563,20 @@ extern "C" cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, 
         ntt_input abc = {v[1], v[2], 0};
         ntt_run(g, v[0], log_m, 1, NULL, 1, (const fr_t *)g->pow_gi + ((size_t)2 << g->pow_bits),
                 NULL, &abc);
-        gpu_times_mark(g, 2);
-        rc = gpu_copy_d2h(g, a, v[0], bytes);
+        if (download) {
+            gpu_times_mark(g, 2);
+            rc = gpu_copy_d2h(g, a, v[0], bytes);
+        }
     }
+    void *dw = NULL;
+    if (!rc && !download && w && nw) {
+        /* the witness goes up while the kernels above run */
+        /* short of memory: no window, the MSMs upload their scalars */
+        if (gpu_alloc(&dw, nw * sizeof(fr_t), "witness scalars") == CUZK_OK)
+            rc = gpu_copy_h2d_on(g, cs, dw, w, nw * sizeof(fr_t));
+    }
+    if (!rc && !download)
+        gpu_times_mark(g, 2);
     if (!rc)
         rc = gpu_times_end(g);
     cudaStreamSynchronize(cs);
@@ -570,11 +585,28 @@ extern "C" cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, 
         if (up[i])
             cudaEventDestroy(up[i]);
     cudaFree(dbc);
-    if (rc)
+    if (rc) {
         cudaFree(da);
-    else
-        gpu_keep_h(g, a, da, n); /* for cuzk_gpu_msm_g1_h */
-    return rc;
+        cudaFree(dw);
+        return rc;
+    }
+    gpu_keep_h(g, a, da, n); /* for cuzk_gpu_msm_g1_h */
+    if (dw)
+        gpu_set_witness(g, w, nw, dw);
+    return CUZK_OK;
+}
+
+extern "C" cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr *b,
+                                       const cuzk_fr *c)
+{
+    return compute_h(g, log_m, a, b, c, 1, NULL, 0);
+}
+
+extern "C" cuzk_err cuzk_gpu_compute_h_resident(cuzk_gpu *g, unsigned log_m, cuzk_fr *a,
+                                                const cuzk_fr *b, const cuzk_fr *c,
+                                                const cuzk_fr *w, size_t nw)
+{
+    return compute_h(g, log_m, a, b, c, 0, w, nw);
 }
 
 /* dst[i] = a_k b_k - c_k with k = i j mod n: snarkjs's H row i from our

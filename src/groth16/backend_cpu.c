@@ -159,6 +159,7 @@ static const cuzk_backend_ops cpu_ops = {
     .witness_end = NULL,
     .last_device_time = NULL,
     .msm_h = NULL,
+    .compute_h_resident = NULL,
 };
 
 cuzk_err cuzk_backend_cpu_open(cuzk_backend **out)

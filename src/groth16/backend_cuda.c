@@ -60,6 +60,13 @@ static cuzk_err cuda_msm_g2(cuzk_backend *be, blst_p2 *out, const blst_p2_affine
     return cuzk_gpu_msm_g2(gpu_of(be), out, bases, n_bases, k, density, n, stats);
 }
 
+static cuzk_err cuda_compute_h_resident(cuzk_backend *be, unsigned log_m, cuzk_fr *a, cuzk_fr *b,
+                                        cuzk_fr *c, const cuzk_fr *w, size_t n_w)
+{
+    CUZK_TRY(cuzk_gpu_bind(gpu_of(be)));
+    return cuzk_gpu_compute_h_resident(gpu_of(be), log_m, a, b, c, w, n_w);
+}
+
 static cuzk_err cuda_msm_h(cuzk_backend *be, blst_p1 *out, const blst_p1_affine *bases,
                            size_t n_bases, const cuzk_fr *h, size_t n)
 {
@@ -110,6 +117,7 @@ static const cuzk_backend_ops cuda_ops = {
     .witness_end = cuda_witness_end,
     .last_device_time = cuda_last_device_time,
     .msm_h = cuda_msm_h,
+    .compute_h_resident = cuda_compute_h_resident,
 };
 
 cuzk_err cuzk_backend_cuda_open(int ordinal, cuzk_backend **out)

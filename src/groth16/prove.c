@@ -360,8 +360,13 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
 
     size_t n_vars = sh->n_inputs + sh->n_aux;
     cuzk_err rc;
+    /* A device backend may keep h on the device for the H MSM and upload
+     * the witness while H runs (compute_h_resident); a is scratch after. */
+    int resident = basis == CUZK_H_BELLPERSON && be->ops->compute_h_resident && be->ops->msm_h;
     t = cuzk_now();
-    if (basis == CUZK_H_BELLPERSON)
+    if (resident)
+        rc = be->ops->compute_h_resident(be, sh->log_m, a, b, c, w, n_vars);
+    else if (basis == CUZK_H_BELLPERSON)
         rc = be->ops->compute_h(be, sh->log_m, a, b, c);
     else if (be->ops->compute_h_odd_coset)
         rc = be->ops->compute_h_odd_coset(be, sh->log_m, a, b, c);
@@ -379,14 +384,17 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
         rc = be->ops->msm_h(be, &h_sum, params->h, params->n_h, a, params->n_h);
     else
         rc = be->ops->msm_g1(be, &h_sum, params->h, params->n_h, a, NULL, params->n_h, NULL);
-    if (rc)
+    if (rc) {
+        if (resident && be->ops->witness_end)
+            be->ops->witness_end(be);
         return rc;
+    }
     tm->msm_h = cuzk_now() - t;
     add_device_time(be, &tm->dev_msm_copy, &tm->dev_msm_kernel);
     /* The L, A and B MSMs all take their scalars from w: a device backend
-     * uploads it once (the time counts towards L). */
+     * uploads it once (the time counts towards L), unless H did already. */
     t = cuzk_now();
-    if (be->ops->witness_begin) {
+    if (!resident && be->ops->witness_begin) {
         rc = be->ops->witness_begin(be, w, n_vars);
         if (rc && rc != CUZK_ENOMEM)
             return rc;
