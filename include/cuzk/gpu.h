@@ -102,7 +102,9 @@ cuzk_err cuzk_gpu_msm_g2(cuzk_gpu *g, blst_p2 *out, const blst_p2_affine *bases,
 /* The H MSM of a proof: cuzk_gpu_msm_g1 without density, for scalars h that
  * the last cuzk_gpu_compute_h wrote (h unchanged since): it reads the copy
  * that compute_h left on the device instead of uploading h again, then
- * frees it. With any other h it uploads as cuzk_gpu_msm_g1 does. */
+ * frees it. With any other h it uploads as cuzk_gpu_msm_g1 does, except
+ * after cuzk_gpu_compute_h_resident, whose h exists on the device only:
+ * then another array or a larger n is EINVAL. */
 cuzk_err cuzk_gpu_msm_g1_h(cuzk_gpu *g, blst_p1 *out, const blst_p1_affine *bases,
                            size_t n_bases, const cuzk_fr *h, size_t n);
 /* Drop the resident bases (they are re-uploaded on next use). */

@@ -394,12 +394,13 @@ cudaStream_t gpu_copy_stream(cuzk_gpu *g)
     return g->cstream ? g->cstream : g->stream;
 }
 
-void gpu_keep_h(cuzk_gpu *g, const void *host, void *dev, size_t n)
+void gpu_keep_h(cuzk_gpu *g, const void *host, void *dev, size_t n, int only)
 {
     gpu_drop_h(g);
     g->hk_host = host;
     g->hk_n = n;
     g->hk_dev = dev;
+    g->hk_only = only;
 }
 
 void gpu_drop_h(cuzk_gpu *g)
@@ -409,6 +410,7 @@ void gpu_drop_h(cuzk_gpu *g)
     g->hk_host = NULL;
     g->hk_n = 0;
     g->hk_dev = NULL;
+    g->hk_only = 0;
 }
 
 extern "C" cuzk_err cuzk_gpu_msm_g1_h(cuzk_gpu *g, blst_p1 *out, const blst_p1_affine *bases,
@@ -416,7 +418,13 @@ extern "C" cuzk_err cuzk_gpu_msm_g1_h(cuzk_gpu *g, blst_p1 *out, const blst_p1_a
 {
     GPU_TRY(cudaSetDevice(g->ordinal), "select device");
     if (!g->hk_dev || g->hk_host != h || n > g->hk_n) {
+        /* after compute_h_resident the host array never received h: an MSM
+         * over it would silently use whatever it held */
+        int only = g->hk_dev && g->hk_only;
         gpu_drop_h(g);
+        if (only)
+            return cuzk_fail(CUZK_EINVAL, "H MSM: the h of the last compute_h_resident is on "
+                                          "the device only and belongs to another array or size");
         return cuzk_gpu_msm_g1(g, out, bases, n_bases, h, NULL, n, NULL);
     }
     /* Lend the kept h to the MSM as its scalar window, then free it. */

@@ -52,6 +52,7 @@ struct cuzk_gpu {
     const void *hk_host;
     size_t hk_n;
     void *hk_dev;
+    int hk_only; /* the host array was not written (compute_h_resident) */
     /* A second stream for uploads that overlap kernels (made on first use;
      * NULL: copies go on `stream`). */
     cudaStream_t cstream;
@@ -63,8 +64,9 @@ cuzk_err gpu_copy_h2d_on(cuzk_gpu *g, cudaStream_t s, void *dev, const void *hos
 /* The copy stream (see cstream), or g->stream when none could be made. */
 cudaStream_t gpu_copy_stream(cuzk_gpu *g);
 /* Keep dev (n scalars, the h computed for host array host) for
- * cuzk_gpu_msm_g1_h; takes ownership of dev and frees what was kept. */
-void gpu_keep_h(cuzk_gpu *g, const void *host, void *dev, size_t n);
+ * cuzk_gpu_msm_g1_h; takes ownership of dev and frees what was kept. only:
+ * h was not written to host, so only the device copy holds it. */
+void gpu_keep_h(cuzk_gpu *g, const void *host, void *dev, size_t n, int only);
 void gpu_drop_h(cuzk_gpu *g);
 /* Install dev (n scalars uploaded from host w) as the witness window, as
  * cuzk_gpu_scalars_set would; takes ownership of dev. */

@@ -590,7 +590,7 @@ static cuzk_err compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr
         cudaFree(dw);
         return rc;
     }
-    gpu_keep_h(g, a, da, n); /* for cuzk_gpu_msm_g1_h */
+    gpu_keep_h(g, a, da, n, !download); /* for cuzk_gpu_msm_g1_h */
     if (dw)
         gpu_set_witness(g, w, nw, dw);
     return CUZK_OK;

@@ -273,6 +273,31 @@ static void test_errors(void)
     CHECK(blst_p1_is_inf(&out));
 }
 
+/* compute_h_resident leaves the host a untouched and its h on the device
+ * only: the H MSM over another array is refused rather than run over stale
+ * host data. (The matching H MSM is checked by the whole proofs below.) */
+static void test_h_resident(void)
+{
+    const unsigned lg = 10;
+    size_t m = (size_t)1 << lg;
+    cuzk_fr *v = malloc(4 * m * sizeof *v), *keep = v + 3 * m;
+    cuzk_fr_vec_rng(v, 3 * m, 4242);
+    memcpy(keep, v, m * sizeof *v);
+    CHECK_OK(cuzk_gpu_compute_h_resident(gpu, lg, v, v + m, v + 2 * m, NULL, 0));
+    CHECK(!memcmp(keep, v, m * sizeof *v));
+    blst_p1 out;
+    blst_p1_affine base;
+    blst_p1_to_affine(&base, blst_p1_generator());
+    CHECK_ERR(cuzk_gpu_msm_g1_h(gpu, &out, &base, 1, keep, 1), CUZK_EINVAL, "device only");
+    /* after compute_h (h downloaded), another array is simply uploaded */
+    CHECK_OK(cuzk_gpu_compute_h(gpu, lg, v, v + m, v + 2 * m));
+    CHECK_OK(cuzk_gpu_msm_g1_h(gpu, &out, &base, 1, keep, 1));
+    blst_p1 want;
+    CHECK_OK(cuzk_msm_g1(&want, &base, 1, keep, NULL, 1, NULL));
+    CHECK(blst_p1_is_equal(&out, &want));
+    free(v);
+}
+
 static void test_oom(void)
 {
     size_t free_b = 0, total_b = 0, keep = (size_t)64 << 20;
@@ -322,6 +347,7 @@ int main(void)
     if (!gpu)
         return check_done("test_gpu_backend");
     test_errors();
+    test_h_resident();
     test_oom();
     for (unsigned lg = 1; lg <= 22; lg++)
         test_ntt(lg);
