@@ -188,8 +188,7 @@ extern "C" int cuzk_gpu_ordinal(const cuzk_gpu *g)
 extern "C" cuzk_err cuzk_gpu_mem_info(cuzk_gpu *g, cuzk_gpu_mem *out)
 {
     memset(out, 0, sizeof *out);
-    CUZK_TRY(cuzk_gpu_bind(g));
-    GPU_TRY(cudaMemGetInfo(&out->free_bytes, &out->total_bytes), "device memory");
+    CUZK_TRY(cuzk_gpu_device_mem(g->ordinal, &out->free_bytes, &out->total_bytes));
     for (int i = 0; i < GPU_MAX_RESIDENT; i++)
         if (g->res[i].dev)
             out->resident_bytes += g->res[i].n * g->res[i].elem;

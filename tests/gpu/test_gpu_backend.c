@@ -384,6 +384,9 @@ int main(void)
     CHECK(mi.total_bytes > 0 && mi.free_bytes <= mi.total_bytes);
     CHECK(mi.resident_bytes >= 300007 * sizeof(blst_p1_affine)); /* the last bases stay */
     CHECK(mi.resident_bytes < mi.total_bytes - mi.free_bytes);
+    /* the 300007-point uploads went through the two pinned staging buffers,
+     * which the process-wide count includes */
+    CHECK(mi.pinned_host_bytes > 0 && cuzk_gpu_pinned_bytes() >= mi.pinned_host_bytes);
     cuzk_gpu_msm_forget(gpu);
     CHECK_OK(cuzk_gpu_mem_info(gpu, &mi));
     CHECK(mi.resident_bytes == 0);
