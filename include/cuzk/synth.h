@@ -5,6 +5,7 @@
 #ifndef CUZK_SYNTH_H
 #define CUZK_SYNTH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cuzk/err.h"
@@ -29,5 +30,14 @@ uint64_t cuzk_synth_min_constraints(uint32_t n_public);
  * it. EINVAL for sizes out of range. Single-threaded; memory is the builder's
  * (about 60 bytes per constraint, plus 32 per variable with values). */
 cuzk_err cuzk_synth_build(const cuzk_synth_params *p, int with_values, cuzk_r1cs **out);
+
+/* The satisfying assignment w = (1, inputs..., aux...) of the circuit
+ * cuzk_synth_build(p, 1, ...) makes, without building its constraints: the
+ * same values, in the same order (cuzk_r1cs_assignment's layout). *w is
+ * malloc'd (caller frees), *n its length (n_inputs + n_aux); both are
+ * NULL / 0 on failure. EINVAL for sizes out of range (as cuzk_synth_build),
+ * ENOMEM. Single-threaded; memory is the result only (32 bytes per
+ * variable, allocated once), several times faster than building. */
+cuzk_err cuzk_synth_witness(const cuzk_synth_params *p, cuzk_fr **w, size_t *n);
 
 #endif

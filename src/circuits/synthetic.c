@@ -32,7 +32,20 @@
  *
  * Two generators keep the structure independent of the values: `shape`
  * draws every structural choice (gate kinds, operands, constants) and `vals`
- * draws only witness values, and is consulted only with values. */
+ * draws only witness values, and is consulted only with values.
+ *
+ * The generator writes into one of two sinks through alloc_aux,
+ * alloc_input and constrain, so both share every line of gadget logic:
+ *   - the R1CS builder (cuzk_synth_build), which stores every term;
+ *   - values only (cuzk_synth_witness): constraints are counted, not stored,
+ *     and each value is written straight to its final place in
+ *     w = (1, inputs..., aux...). The input count (n_public + 1) is known up
+ *     front and every aux variable is defined by its own body row, so w is
+ *     allocated once at its final size; handles are numbered as the builder
+ *     numbers them (input i, CUZK_VAR_AUX_BIT | aux j), so aux j lands at
+ *     w[n_public + 1 + j], the builder's column for it. Finalize adds rows
+ *     only (bellperson's input constraints), no variables. This costs
+ *     32 bytes per variable and no allocation per constraint. */
 #include "cuzk/synth.h"
 
 #include <stdlib.h>
@@ -52,8 +65,16 @@ typedef struct {
 } value_var;
 
 typedef struct {
-    cuzk_r1cs *cs;
+    cuzk_r1cs *cs; /* the builder sink; NULL for the values-only sink */
     int values;
+
+    /* Values-only sink: w = (1, inputs..., aux...) with room for
+     * max_inputs inputs (ONE included) and max_aux aux variables. */
+    cuzk_fr *w;
+    uint32_t n_inputs, max_inputs;
+    uint64_t n_aux, max_aux;
+    uint64_t rows; /* constraints so far, input constraints included */
+
     cuzk_rng shape, vals;
     cuzk_fr rc[N_CONSTANTS], mds[N_CONSTANTS], pow2[64], one, minus_one, two;
 
@@ -89,16 +110,58 @@ static uint64_t ring_pick(gen *g)
     return g->ring_n - 1 - cuzk_rng_u64(&g->shape) % span;
 }
 
+/* ---- the sink: the builder, or values only ---- */
+
 static cuzk_err alloc_aux(gen *g, const cuzk_fr *v, cuzk_var *out)
 {
-    return cuzk_r1cs_alloc_aux(g->cs, g->values ? v : NULL, out);
+    if (g->cs)
+        return cuzk_r1cs_alloc_aux(g->cs, g->values ? v : NULL, out);
+    if (g->n_aux >= g->max_aux)
+        return cuzk_fail(CUZK_EINTERNAL, "synth: more than %llu aux variables",
+                         (unsigned long long)g->max_aux);
+    g->w[g->max_inputs + g->n_aux] = *v;
+    *out = CUZK_VAR_AUX_BIT | (uint32_t)g->n_aux++;
+    return CUZK_OK;
 }
 
+static cuzk_err alloc_input(gen *g, const cuzk_fr *v, cuzk_var *out)
+{
+    if (g->cs)
+        return cuzk_r1cs_alloc_input(g->cs, g->values ? v : NULL, out);
+    if (g->n_inputs >= g->max_inputs)
+        return cuzk_fail(CUZK_EINTERNAL, "synth: more than %u inputs", g->max_inputs);
+    g->w[g->n_inputs] = *v;
+    *out = g->n_inputs++;
+    return CUZK_OK;
+}
+
+static cuzk_err constrain(gen *g, const cuzk_term *a, size_t na, const cuzk_term *b, size_t nb,
+                          const cuzk_term *c, size_t nc)
+{
+    g->rows++;
+    return g->cs ? cuzk_r1cs_enforce(g->cs, a, na, b, nb, c, nc) : CUZK_OK;
+}
+
+/* Bellperson's input constraints: one row per input, no variables. */
+static cuzk_err finalize(gen *g)
+{
+    if (g->cs) {
+        g->rows += cuzk_r1cs_num_inputs(g->cs);
+        return cuzk_r1cs_finalize(g->cs);
+    }
+    if (g->n_inputs != g->max_inputs) /* the aux were placed after max_inputs */
+        return cuzk_fail(CUZK_EINTERNAL, "synth: %u inputs instead of %u", g->n_inputs,
+                         g->max_inputs);
+    g->rows += g->n_inputs;
+    return CUZK_OK;
+}
+
+/* A body row (public inputs' rows are not). */
 static cuzk_err enforce(gen *g, const cuzk_term *a, size_t na, const cuzk_term *b, size_t nb,
                         const cuzk_term *c, size_t nc)
 {
     g->emitted++;
-    return cuzk_r1cs_enforce(g->cs, a, na, b, nb, c, nc);
+    return constrain(g, a, na, b, nb, c, nc);
 }
 
 static void fr_of_bit(cuzk_fr *r, uint8_t bit, const gen *g)
@@ -277,11 +340,12 @@ static cuzk_err public_input(gen *g)
     cuzk_fr val;
     cuzk_var x;
     cuzk_fr_from_u64(&val, v);
-    CUZK_TRY(cuzk_r1cs_alloc_input(g->cs, g->values ? &val : NULL, &x));
+    CUZK_TRY(alloc_input(g, &val, &x));
     cuzk_term one = term(CUZK_VAR_ONE, &g->one), c_lc = term(x, &g->one);
-    return cuzk_r1cs_enforce(g->cs, lc, n, &one, 1, &c_lc, 1);
+    return constrain(g, lc, n, &one, 1, &c_lc, 1);
 }
 
+/* The sink is cs, or the values-only one when cs is NULL (w set after). */
 static void gen_init(gen *g, cuzk_r1cs *cs, int values, uint64_t seed)
 {
     memset(g, 0, sizeof *g);
@@ -309,11 +373,16 @@ uint64_t cuzk_synth_min_constraints(uint32_t n_public)
     return m < 16 ? 16 : m;
 }
 
+/* Rows left for blocks after the 2 rows of each public input and ONE's
+ * input constraint. Every aux variable is defined by one of them. */
+static uint64_t body_rows(const cuzk_synth_params *p)
+{
+    return p->n_constraints - 1 - 2 * (uint64_t)p->n_public;
+}
+
 static cuzk_err synthesize(gen *g, const cuzk_synth_params *p)
 {
-    /* Rows left for blocks after the 2 rows of each public input and ONE's
-     * input constraint. */
-    uint64_t body = p->n_constraints - 1 - 2 * (uint64_t)p->n_public;
+    uint64_t body = body_rows(p);
     uint32_t next_pub = 0;
     while (g->emitted < body) {
         uint64_t left = body - g->emitted;
@@ -334,12 +403,15 @@ static cuzk_err synthesize(gen *g, const cuzk_synth_params *p)
         CUZK_TRY(public_input(g));
         next_pub++;
     }
-    return cuzk_r1cs_finalize(g->cs);
+    CUZK_TRY(finalize(g));
+    if (g->rows != p->n_constraints)
+        return cuzk_fail(CUZK_EINTERNAL, "synth: built %llu constraints instead of %llu",
+                         (unsigned long long)g->rows, (unsigned long long)p->n_constraints);
+    return CUZK_OK;
 }
 
-cuzk_err cuzk_synth_build(const cuzk_synth_params *p, int with_values, cuzk_r1cs **out)
+static cuzk_err check_params(const cuzk_synth_params *p)
 {
-    *out = NULL;
     uint64_t min = cuzk_synth_min_constraints(p->n_public);
     if (p->n_constraints < min || p->n_constraints > ((uint64_t)1 << 31))
         return cuzk_fail(CUZK_EINVAL,
@@ -347,6 +419,24 @@ cuzk_err cuzk_synth_build(const cuzk_synth_params *p, int with_values, cuzk_r1cs
                          "(need %llu..2^31)",
                          (unsigned long long)p->n_constraints, p->n_public,
                          (unsigned long long)min);
+    return CUZK_OK;
+}
+
+/* Synthesize p into the sink g (initialized by the caller). */
+static cuzk_err run(gen *g, const cuzk_synth_params *p)
+{
+    cuzk_err e = synthesize(g, p);
+    if (e)
+        return cuzk_fail_ctx(e, "synth (%llu constraints, %u public, seed %llu): ",
+                             (unsigned long long)p->n_constraints, p->n_public,
+                             (unsigned long long)p->seed);
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_synth_build(const cuzk_synth_params *p, int with_values, cuzk_r1cs **out)
+{
+    *out = NULL;
+    CUZK_TRY(check_params(p));
     cuzk_r1cs *cs;
     CUZK_TRY(cuzk_r1cs_new(&cs, with_values));
     gen *g = malloc(sizeof *g);
@@ -355,18 +445,47 @@ cuzk_err cuzk_synth_build(const cuzk_synth_params *p, int with_values, cuzk_r1cs
         return cuzk_fail(CUZK_ENOMEM, "synth: out of memory");
     }
     gen_init(g, cs, with_values != 0, p->seed);
-    cuzk_err e = synthesize(g, p);
+    cuzk_err e = run(g, p);
     free(g);
-    if (e == CUZK_OK && cuzk_r1cs_num_constraints(cs) != p->n_constraints)
-        e = cuzk_fail(CUZK_EINTERNAL, "synth: built %llu constraints instead of %llu",
-                      (unsigned long long)cuzk_r1cs_num_constraints(cs),
-                      (unsigned long long)p->n_constraints);
     if (e) {
         cuzk_r1cs_free(cs);
-        return cuzk_fail_ctx(e, "synth (%llu constraints, %u public, seed %llu): ",
-                             (unsigned long long)p->n_constraints, p->n_public,
-                             (unsigned long long)p->seed);
+        return e;
     }
     *out = cs;
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_synth_witness(const cuzk_synth_params *p, cuzk_fr **w, size_t *n)
+{
+    *w = NULL;
+    *n = 0;
+    CUZK_TRY(check_params(p));
+    uint64_t max_aux = body_rows(p), len = (uint64_t)p->n_public + 1 + max_aux;
+    if (len > SIZE_MAX / sizeof(cuzk_fr))
+        return cuzk_fail(CUZK_ENOMEM, "synth: a witness of %llu elements is too large",
+                         (unsigned long long)len);
+    gen *g = malloc(sizeof *g);
+    cuzk_fr *v = malloc((size_t)len * sizeof *v);
+    if (!g || !v) {
+        free(g);
+        free(v);
+        return cuzk_fail(CUZK_ENOMEM, "synth: out of memory for a witness of %llu elements",
+                         (unsigned long long)len);
+    }
+    gen_init(g, NULL, 1, p->seed);
+    g->w = v;
+    g->max_inputs = p->n_public + 1;
+    g->max_aux = max_aux;
+    cuzk_fr_one(&v[0]);
+    g->n_inputs = 1; /* ONE */
+    cuzk_err e = run(g, p);
+    uint64_t used = (uint64_t)g->n_inputs + g->n_aux;
+    free(g);
+    if (e) {
+        free(v);
+        return e;
+    }
+    *w = v; /* used == len today: each body row defines one aux variable */
+    *n = (size_t)used;
     return CUZK_OK;
 }

@@ -10,6 +10,11 @@
  *   cuzk-bench gpu-h   --log K [--reps R]            H on the GPU from host vectors
  *   cuzk-bench partition --log K [...]               a synthetic partition end to end
  *                                                    in memory (bench_partition.c)
+ *   cuzk-bench synth-witness --log K [--public N] [--seed S] [--reps R] [--compare]
+ *                                                    the 2^K synthetic circuit's witness
+ *                                                    alone; --compare also builds the
+ *                                                    circuit with values (once) and
+ *                                                    checks both give the same assignment
  *
  * GPU benchmarks run on GPU 0 or --device N, keep their inputs on the device
  * and report device time
@@ -24,9 +29,11 @@
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
 #include "cuzk/r1cs.h"
+#include "cuzk/synth.h"
 #include "cuzk/threads.h"
 #include "cuzk/util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +217,75 @@ static int bench_prove(int argc, char **argv)
     return 0;
 }
 
+/* An unsigned option in lo..hi, or def when absent. */
+static cuzk_err uint_arg(int argc, char **argv, const char *name, uint64_t def, uint64_t lo,
+                         uint64_t hi, uint64_t *out)
+{
+    const char *s = arg(argc, argv, name, NULL);
+    if (!s) {
+        *out = def;
+        return CUZK_OK;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (s[0] < '0' || s[0] > '9' || *end || errno || v < lo || v > hi)
+        return cuzk_fail(CUZK_EINVAL, "%s %s: expected %llu..%llu", name, s, (unsigned long long)lo,
+                         (unsigned long long)hi);
+    *out = v;
+    return CUZK_OK;
+}
+
+/* The witness of the 2^K synthetic circuit with and (--compare) without the
+ * constraint system. Witness bytes are its array; the RSS figures are the
+ * process's high-water mark after each phase (the witness is freed before
+ * the build, so the second one is the build's own peak). */
+static int bench_synth_witness(int argc, char **argv)
+{
+    uint64_t log_n, n_public, seed, reps;
+    cuzk_err e;
+    if ((e = uint_arg(argc, argv, "--log", 20, 4, 31, &log_n)) ||
+        (e = uint_arg(argc, argv, "--public", 0, 0, UINT32_MAX, &n_public)) ||
+        (e = uint_arg(argc, argv, "--seed", 1, 0, UINT64_MAX, &seed)) ||
+        (e = uint_arg(argc, argv, "--reps", 3, 1, MAX_REPS, &reps)))
+        return die("synth-witness", e);
+    cuzk_synth_params sp = {(uint64_t)1 << log_n, (uint32_t)n_public, seed};
+    cuzk_fr *w;
+    size_t n;
+    uint64_t ck = 0;
+    double tw[MAX_REPS];
+    for (int r = 0; r < (int)reps; r++) {
+        double t = cuzk_now();
+        if ((e = cuzk_synth_witness(&sp, &w, &n)))
+            return die("synth-witness", e);
+        tw[r] = cuzk_now() - t;
+        ck = cuzk_checksum64(w, n * sizeof *w);
+        free(w);
+    }
+    double t_w = median(tw, (int)reps);
+    printf("synth-witness log=%u constraints=%llu public=%u seed=%llu variables=%zu reps=%d "
+           "witness_s=%.3f witness_mib=%.1f peak_rss_mib=%.1f\n",
+           (unsigned)log_n, (unsigned long long)sp.n_constraints, sp.n_public,
+           (unsigned long long)seed, n, (int)reps, t_w, (double)(n * sizeof *w) / 1048576.0,
+           cuzk_peak_rss() / 1048576.0);
+    if (!flag(argc, argv, "--compare"))
+        return 0;
+    fflush(stdout);
+    cuzk_r1cs *cs;
+    double t = cuzk_now();
+    if ((e = cuzk_synth_build(&sp, 1, &cs)))
+        return die("synth-witness: build", e);
+    double t_b = cuzk_now() - t;
+    size_t nb = cuzk_r1cs_num_inputs(cs) + cuzk_r1cs_num_aux(cs);
+    int same = nb == n && cuzk_checksum64(cuzk_r1cs_assignment(cs), nb * sizeof *w) == ck;
+    printf("synth-build log=%u constraints=%llu variables=%zu build_s=%.3f peak_rss_mib=%.1f "
+           "speedup=%.1f same_witness=%s\n",
+           (unsigned)log_n, (unsigned long long)sp.n_constraints, nb, t_b,
+           cuzk_peak_rss() / 1048576.0, t_w > 0 ? t_b / t_w : 0.0, same ? "yes" : "no");
+    cuzk_r1cs_free(cs);
+    return same ? 0 : 1;
+}
+
 #ifdef CUZK_BENCH_CLIENT
 int cuzk_bench_client(int argc, char **argv); /* bench_client.c; -1: not a client command */
 #endif
@@ -310,7 +386,8 @@ int main(int argc, char **argv)
 #endif
     if (argc < 2) {
         fprintf(stderr,
-                "usage: cuzk-bench ntt|msm|prove|partition|gpu-ntt|gpu-msm|gpu-h [options]\n");
+                "usage: cuzk-bench ntt|msm|prove|partition|synth-witness|gpu-ntt|gpu-msm|gpu-h "
+                "[options]\n");
         return 2;
     }
     const char *th = arg(argc - 2, argv + 2, "--threads", NULL);
@@ -330,6 +407,8 @@ int main(int argc, char **argv)
         return bench_prove(argc - 2, argv + 2);
     if (!strcmp(argv[1], "partition"))
         return bench_partition(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "synth-witness"))
+        return bench_synth_witness(argc - 2, argv + 2);
     fprintf(stderr, "cuzk-bench: unknown benchmark \"%s\"\n", argv[1]);
     return 2;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cuzk-bench's partition benchmark on the CPU backend at a small size: every
 # proof it makes is verified (it exits non-zero otherwise), and bad options
-# give a clear error.
+# give a clear error. synth-witness at 2^10: the witness alone and the built
+# circuit's assignment agree (it exits non-zero otherwise).
 set -u
 BENCH=$1
 . "$(dirname "$0")/../lib/expect.sh"
@@ -21,6 +22,23 @@ expect 2 "--reps and --batch: expected 0..64" -- "$BENCH" partition --log 10 --b
 expect 2 "unknown backend \"tpu\"" -- "$BENCH" partition --log 10 --backend tpu
 expect 2 "expected cuda:N" -- "$BENCH" partition --log 10 --backend cuda:x
 expect 2 "unknown benchmark" -- "$BENCH" partitions
+
+out=$("$BENCH" synth-witness --log 10 --public 3 --seed 5 --reps 2 --compare 2>&1)
+rc=$?
+if [ $rc -eq 0 ]; then ok; else bad "synth-witness --log 10 -> rc=$rc: $out"; fi
+# 1 + 3 inputs and one aux per body row: 1024 - 1 - 2 * 3 = 1017
+if grep -q "^synth-witness log=10 constraints=1024 public=3 seed=5 variables=1021 reps=2 " \
+    <<<"$out"; then ok; else bad "synth-witness line: $out"; fi
+if grep -q "^synth-build log=10 constraints=1024 variables=1021 .* same_witness=yes$" \
+    <<<"$out"; then ok; else bad "synth-build line: $out"; fi
+out=$("$BENCH" synth-witness --log 10 --public 3 2>&1)
+if ! grep -q "^synth-build" <<<"$out"; then ok; else bad "build without --compare: $out"; fi
+
+expect 2 "--log 3: expected 4..31" -- "$BENCH" synth-witness --log 3
+expect 2 "--public -1: expected 0..4294967295" -- "$BENCH" synth-witness --log 10 --public -1
+expect 2 "--reps 0: expected 1..64" -- "$BENCH" synth-witness --log 10 --reps 0
+expect 2 "16 constraints out of range for 5 public inputs (need 19..2^31)" -- \
+    "$BENCH" synth-witness --log 4 --public 5
 
 echo "test_bench: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

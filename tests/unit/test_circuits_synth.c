@@ -2,7 +2,9 @@
  * deterministic in the seed (and structurally identical without values),
  * and with the statistics they promise: >= 70% of aux values are bits, B's
  * non-empty columns fewer than half of A's, every aux column used, and every
- * public input constrained beyond its input constraint. */
+ * public input constrained beyond its input constraint. cuzk_synth_witness
+ * gives the built circuit's assignment element by element, and it satisfies
+ * the circuit (builder check and PCE SpMV). */
 #include "check.h"
 #include "cuzk/pce.h"
 #include "cuzk/synth.h"
@@ -109,6 +111,108 @@ static void test_determinism(void)
     cuzk_r1cs_free(y);
 }
 
+/* A.w * B.w == C.w row by row through the PCE's SpMV. */
+static int pce_satisfied(const cuzk_pce *p, const cuzk_fr *w)
+{
+    size_t m = (size_t)p->n_constraints;
+    cuzk_fr *a = malloc(3 * m * sizeof *a);
+    int ok = a != NULL;
+    CHECK(ok);
+    if (!ok)
+        return 0;
+    CHECK_OK(cuzk_pce_spmv(p, w, a, a + m, a + 2 * m));
+    for (size_t i = 0; i < m && ok; i++) {
+        cuzk_fr ab;
+        blst_fr_mul(&ab, &a[i], &a[m + i]);
+        ok = cuzk_fr_eq(&ab, &a[2 * m + i]);
+    }
+    free(a);
+    return ok;
+}
+
+static void check_witness(uint64_t n, uint32_t n_public, uint64_t seed)
+{
+    cuzk_synth_params sp = {n, n_public, seed};
+    cuzk_fr *w = NULL;
+    size_t len = 0;
+    cuzk_r1cs *cs;
+    CHECK_OK(cuzk_synth_witness(&sp, &w, &len));
+    CHECK_OK(cuzk_synth_build(&sp, 1, &cs));
+    if (!w || !cs) {
+        free(w);
+        cuzk_r1cs_free(cs);
+        return;
+    }
+    uint64_t want = cuzk_r1cs_num_inputs(cs) + cuzk_r1cs_num_aux(cs);
+    CHECK(len == want);
+    CHECK(cuzk_r1cs_num_inputs(cs) == n_public + 1);
+    const cuzk_fr *ref = cuzk_r1cs_assignment(cs);
+    size_t first_diff = len;
+    for (size_t i = 0; i < len && i < want; i++)
+        if (!cuzk_fr_eq(&w[i], &ref[i])) {
+            first_diff = i;
+            break;
+        }
+    if (first_diff != len)
+        printf("witness n=%llu public=%u seed=%llu: first difference at element %zu of %zu\n",
+               (unsigned long long)n, n_public, (unsigned long long)seed, first_diff, len);
+    CHECK(first_diff == len);
+    CHECK(cuzk_fr_is_one(&w[0]));
+    CHECK_OK(cuzk_r1cs_check(cs, w, NULL));
+    cuzk_pce *p;
+    CHECK_OK(cuzk_pce_from_r1cs(&p, cs));
+    if (p) {
+        CHECK(p->n_inputs + p->n_aux == len);
+        CHECK(pce_satisfied(p, w));
+        /* Both checks can fail: the last aux value is pinned by its row. */
+        blst_fr_add(&w[len - 1], &w[len - 1], &w[0]);
+        CHECK_ERR(cuzk_r1cs_check(cs, w, NULL), CUZK_EINVAL, "is not satisfied");
+        CHECK(!pce_satisfied(p, w));
+    }
+    cuzk_pce_free(p);
+    cuzk_r1cs_free(cs);
+    free(w);
+}
+
+static void test_witness(void)
+{
+    const uint32_t publics[] = {0, 1, 3, 20};
+    for (size_t i = 0; i < sizeof publics / sizeof publics[0]; i++) {
+        uint32_t np = publics[i];
+        const uint64_t sizes[] = {cuzk_synth_min_constraints(np), 100, 1000, 4096, (1 << 16) + 3};
+        for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++)
+            for (uint64_t seed = 1; seed <= 2; seed++)
+                check_witness(sizes[j], np, seed * 1000003 + sizes[j]);
+    }
+
+    /* Different seeds, different values. */
+    cuzk_synth_params sp = {4096, 3, 1};
+    cuzk_fr *x, *y;
+    size_t nx, ny;
+    CHECK_OK(cuzk_synth_witness(&sp, &x, &nx));
+    sp.seed = 2;
+    CHECK_OK(cuzk_synth_witness(&sp, &y, &ny));
+    CHECK(nx == ny && memcmp(x, y, nx * sizeof *x) != 0);
+    free(x);
+    free(y);
+
+    /* Sizes out of range, with the outputs cleared. */
+    const cuzk_synth_params bad[] = {
+        {15, 0, 1},
+        {208, 100, 1},
+        {((uint64_t)1 << 31) + 1, 0, 1},
+        {(uint64_t)1 << 31, UINT32_MAX, 1},
+    };
+    const char *needle[] = {"need 16..2^31", "need 209..2^31",
+                            "2147483649 constraints out of range", "for 4294967295 public inputs"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cuzk_fr dummy, *w = &dummy;
+        size_t n = 7;
+        CHECK_ERR(cuzk_synth_witness(&bad[i], &w, &n), CUZK_EINVAL, needle[i]);
+        CHECK(w == NULL && n == 0);
+    }
+}
+
 static void test_limits(void)
 {
     cuzk_synth_params sp = {15, 0, 1};
@@ -135,6 +239,7 @@ int main(void)
         check_case(cases[i], cases[i].n >= 1024);
     test_determinism();
     test_limits();
+    test_witness();
     cuzk_threads_shutdown();
     return check_done("test_circuits_synth");
 }
