@@ -65,7 +65,7 @@ if(CUZK_HAVE_DAEMON)
   target_link_libraries(cuzk_proto PUBLIC PkgConfig::CUZK_PROTOBUF_C)
 
   add_library(cuzk_daemon STATIC
-    src/daemon/jobs.c src/daemon/config.c src/daemon/status.c src/daemon/rpc.c
+    src/daemon/config.c src/daemon/status.c src/daemon/rpc.c
     src/daemon/http.c src/daemon/toml_shim.cc)
   target_include_directories(cuzk_daemon PUBLIC "${CMAKE_SOURCE_DIR}/include"
                                                 "${CMAKE_SOURCE_DIR}/src"
@@ -73,7 +73,7 @@ if(CUZK_HAVE_DAEMON)
   target_compile_options(cuzk_daemon PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall> $<$<COMPILE_LANGUAGE:CXX>:-Wextra>
     $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
-  target_link_libraries(cuzk_daemon PUBLIC cuzk_srs cuzk_proto PkgConfig::CUZK_GRPC
+  target_link_libraries(cuzk_daemon PUBLIC cuzk_engine cuzk_proto PkgConfig::CUZK_GRPC
                                            PkgConfig::CUZK_MHD m)
 
   add_executable(cuzk-daemon src/cmd/cuzk_daemon.c)

@@ -12,14 +12,22 @@
  *             backend = "cpu"                cpu | cuda | auto
  *             max_message_bytes = 134217728  largest gRPC message accepted
  *             shutdown_grace_s = 30          SIGTERM: time for running jobs to end
- *   [memory]  budget = "auto"                SRS budget: "auto" (MemAvailable at start),
- *                                            bytes, or "64GiB" / "512MiB" / "0" (none)
+ *   [memory]  budget = "auto"                host memory for resident SRS plus partition
+ *                                            working sets: "auto" (90% of MemAvailable at
+ *                                            start), bytes, or "64GiB" / "512MiB" / "0" (none)
  *             pinned_budget = "0"            pinned host bytes (CUDA backend)
  *   [gpus]    devices = []                   CUDA ordinals to use (empty = all)
  *   [synthesis] threads = 0                  CPU threads (0 = all online CPUs)
+ *               workers = 2                  partitions synthesized at once
  *   [srs]     param_cache = $FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters
  *             preload = []                   circuit ids loaded before ready
- *   [scheduler] workers = 1                  jobs proved at once
+ *   [scheduler] workers = 1                  prove workers per GPU (CPU backend: in all)
+ *               finalizers = 1               CPU threads verifying and encoding proofs
+ *               pipeline_depth = 0           partitions synthesized ahead of the prove
+ *                                            workers, at most (0 = 2 per prove worker)
+ *               max_batch_size = 1           partitions of one circuit a prove worker
+ *                                            takes in a row
+ *               max_batch_wait_ms = 0        how long it waits to fill such a batch
  *               max_queued = 1024            queued jobs beyond this are refused
  *               max_queued_bytes = "4GiB"    and so are jobs beyond this many bytes of
  *                                            queued request inputs (witnesses)
@@ -58,7 +66,8 @@ typedef struct {
     char *param_cache;
     char *preload[CUZK_CONFIG_MAX_LIST];
     size_t n_preload;
-    unsigned workers;
+    unsigned workers, synthesis_workers, finalizers, pipeline_depth;
+    unsigned max_batch_size, max_batch_wait_ms;
     uint64_t max_queued, max_queued_bytes, retain, max_synthetic;
     int log_level; /* cuzk_log_level */
     int log_json;

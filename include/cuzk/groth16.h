@@ -35,6 +35,13 @@ cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const c
                             const cuzk_fr *w, const cuzk_fr *r, const cuzk_fr *s, cuzk_proof *out,
                             cuzk_prove_timings *timings);
 
+/* The CPU part of a proof, apart: a, b, c = A.w, B.w, C.w (m = 2^log_domain
+ * elements each, zero beyond the constraints on entry) with every row
+ * checked (EINVAL names the first unsatisfied constraint). Then
+ * cuzk_groth16_prove_abc on the same a, b, c finishes the proof. */
+cuzk_err cuzk_groth16_abc(const cuzk_pce *pce, const cuzk_fr *w, cuzk_fr *a, cuzk_fr *b,
+                          cuzk_fr *c);
+
 /* Prove n witnesses of one circuit (e.g. the partitions of a sector) with
  * the CPU part of proof i + 1 (SpMV and witness check, on a second thread)
  * overlapping the backend part of proof i (H and the MSMs, on the calling
@@ -44,10 +51,10 @@ cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const c
  * proof). Proofs are the same bytes as cuzk_groth16_prove's for the same r, s.
  * Stops at the first failure, whose message names the proof index; *n_done
  * (may be NULL) tells how many proofs in front of it are complete. */
-cuzk_err cuzk_groth16_prove_batch(cuzk_backend *be, const cuzk_params *params,
-                                  const cuzk_pce *pce, const cuzk_fr *const *w, size_t n,
-                                  const cuzk_fr *r, const cuzk_fr *s, cuzk_proof *out,
-                                  cuzk_prove_timings *timings, size_t *n_done);
+cuzk_err cuzk_groth16_prove_batch(cuzk_backend *be, const cuzk_params *params, const cuzk_pce *pce,
+                                  const cuzk_fr *const *w, size_t n, const cuzk_fr *r,
+                                  const cuzk_fr *s, cuzk_proof *out, cuzk_prove_timings *timings,
+                                  size_t *n_done);
 
 /* The basis of the H query, told apart by its length: bellperson's
  * tau^i Z(tau)/delta has m - 1 points; snarkjs's basis (zkey files, and

@@ -1,11 +1,27 @@
-/* The daemon's job engine: proof jobs from submission to result.
+/* The engine: proof jobs from submission to result (DESIGN.md section 2).
  *
  * A job is submitted, queued by priority (CRITICAL > HIGH > NORMAL > LOW,
- * FIFO within a level), run by one of a fixed set of worker threads (each
- * with its own backend), and ends exactly once as COMPLETED, FAILED or
- * CANCELLED. Its stages are timed (queue, srs_load, synthesis, prove,
- * verify, total) and the times travel with the result, the job's log lines
- * (`job=<id>` key=value) and the metrics.
+ * FIFO within a level) and runs partition by partition through a pipeline:
+ *
+ *   admission   the job's next partition enters the pipeline only when the
+ *               memory budget covers its working set (the circuit's profile:
+ *               witness + a, b, c) and the pipeline has room (backpressure);
+ *               otherwise it waits in its queue with nothing allocated.
+ *               Admission is per partition, so a CRITICAL job overtakes the
+ *               queued partitions of NORMAL jobs (running kernels are never
+ *               interrupted).
+ *   synthesis   CPU workers: the witness, then a, b, c = A.w, B.w, C.w by
+ *               SpMV with every row checked;
+ *   prove       prove workers, one set per GPU (or CPU workers on the CPU
+ *               backend): H and the MSMs, the proof assembled; a partition
+ *               goes to a healthy device, preferably one where its circuit
+ *               already ran (its SRS is resident there);
+ *   finalize    CPU: verification (verify_proofs) and the proof bytes.
+ *
+ * A job ends exactly once as COMPLETED, FAILED or CANCELLED. Its stages are
+ * timed (queue, srs_load, synthesis, prove, verify, total) and the times
+ * travel with the result, the job's log lines (`job=<id>` key=value) and the
+ * metrics.
  *
  * Kinds: GENERIC_R1CS (a circuit id resolved by the SRS manager; one witness
  * image per partition in the request), SYNTHETIC (a built-in synthetic
@@ -13,12 +29,16 @@
  * first use) and the four Filecoin kinds, which are accepted and fail with
  * "circuit not available yet" until their circuits exist.
  *
- * Cancellation removes a queued job at once; a running one stops at the next
- * stage or partition boundary, and its memory is freed there. Finished jobs
- * are kept for `retain` of them (oldest dropped first) so AwaitProof can be
- * repeated. All functions are thread-safe. This is the daemon's engine until
- * the scheduler of DESIGN.md section 2 (partition pipeline, memory admission)
- * replaces it behind the same calls. */
+ * Faults: a partition whose synthesis or proof fails fails its job (the
+ * message names the partition); the job's other partitions stop at their
+ * next stage boundary. A GPU that fails with a device error is marked
+ * unhealthy and its partition is retried on another device; a GPU
+ * out-of-memory halves that worker's batch and retries once before the job
+ * fails. Cancellation removes a queued job at once; a running one stops at
+ * its partitions' next stage boundary, where all their memory is freed, and
+ * it ends when the last of them has. Finished jobs are kept for `retain` of
+ * them (oldest dropped first) so AwaitProof can be repeated. All functions
+ * are thread-safe. */
 #ifndef CUZK_JOBS_H
 #define CUZK_JOBS_H
 
@@ -27,6 +47,7 @@
 #include <stdio.h>
 
 #include "cuzk/err.h"
+#include "cuzk/mem.h"
 #include "cuzk/srs.h"
 
 /* Enum values are those of proving.proto. */
@@ -98,23 +119,61 @@ typedef struct {
 
 void cuzk_job_result_free(cuzk_job_result *r);
 
+/* Test hooks: where the engine calls them, and what it tells. */
+typedef enum {
+    CUZK_HOOK_SYNTHESIS, /* a synthesis worker starts a partition */
+    CUZK_HOOK_ALLOC,     /* ... and is about to allocate its working set */
+    CUZK_HOOK_PROVE,     /* a prove worker starts a partition */
+    CUZK_HOOK_FINALIZE,  /* a finalizer starts a partition */
+    CUZK_HOOK_END,       /* a job ended (status set); the return is ignored */
+} cuzk_hook_point;
+
 typedef struct {
-    unsigned workers;          /* prove workers, >= 1 */
+    cuzk_hook_point point;
+    const char *job_id;
+    int kind, priority;
+    uint32_t partition;
+    int device;             /* PROVE: the GPU ordinal, -1 on the CPU backend */
+    cuzk_job_status status; /* END */
+} cuzk_hook_event;
+
+/* Called with no engine lock held; may call the engine (cancel a job). A
+ * return other than CUZK_OK injects that failure at that point (message:
+ * the current cuzk_errmsg()); a PROVE failure other than EINVAL and ENOMEM
+ * counts as a device error. */
+typedef cuzk_err (*cuzk_jobs_hook)(void *ctx, const cuzk_hook_event *ev);
+
+typedef struct {
+    unsigned workers;          /* prove workers per GPU (or CPU prove workers), >= 1 */
     const char *backend;       /* "cpu", "cuda", "cuda:N", "auto" */
-    const int *gpu_devices;    /* GPU ordinals for cuda/auto workers: worker i */
-    size_t n_gpu_devices;      /* uses gpu_devices[i % n] (none: all visible) */
+    const int *gpu_devices;    /* GPU ordinals to use (none: all visible); */
+    size_t n_gpu_devices;      /* a "cuda:N" backend uses GPU N only */
     int verify_proofs;         /* verify each proof before returning it */
     const char *param_dir;     /* where synthetic circuits' files are generated */
     size_t retain;             /* finished jobs kept for await (>= 1) */
     size_t max_queued;         /* submissions beyond this fail with ENOMEM */
     uint64_t max_queued_bytes; /* and beyond this many bytes of queued inputs */
     uint64_t max_synthetic;    /* largest synthetic circuit accepted */
+    /* The pipeline (0 = default). */
+    unsigned synthesis_workers; /* CPU synthesis workers (default 2) */
+    unsigned finalizers;        /* CPU finalizers (default 1) */
+    unsigned pipeline_depth;    /* partitions admitted and not yet proving, at most
+                                   (default 2 per prove worker) */
+    unsigned max_batch_size;    /* partitions of one circuit a prove worker takes in a
+                                   row (default 1) */
+    unsigned max_batch_wait_ms; /* how long it waits for a batch to fill (default 0) */
+    /* Host memory budget for resident SRS plus partition working sets
+     * (bytes, 0 = unlimited); the SRS manager's bytes count against it. */
+    uint64_t memory_budget;
+    unsigned mem_sample_ms; /* RSS sampling interval (default 50) */
+    cuzk_jobs_hook hook;    /* tests only; NULL in production */
+    void *hook_ctx;
 } cuzk_jobs_config;
 
 typedef struct cuzk_jobs cuzk_jobs;
 
-/* Starts the workers (each opens its backend: EUNSUPPORTED when it is not
- * available). srs is borrowed and must outlive the engine. */
+/* Starts the workers (each prove worker opens its backend: EUNSUPPORTED
+ * when it is not available). srs is borrowed and must outlive the engine. */
 cuzk_err cuzk_jobs_new(const cuzk_jobs_config *cfg, cuzk_srs_manager *srs, cuzk_jobs **out);
 /* The name of the backend the workers opened ("cpu", "cuda"). */
 const char *cuzk_jobs_backend(const cuzk_jobs *j);
@@ -146,14 +205,42 @@ cuzk_err cuzk_jobs_cancel(cuzk_jobs *j, const char *job_id, int *was_running);
  * end, then cancel what is left and wait for the workers to stop. */
 void cuzk_jobs_drain(cuzk_jobs *j, double grace_s);
 
+/* Stages of a partition, as status reports them. */
+typedef enum {
+    CUZK_PART_QUEUED,    /* not admitted yet */
+    CUZK_PART_SYNTHESIS, /* witness and SpMV */
+    CUZK_PART_READY,     /* synthesized, waiting for a prove worker */
+    CUZK_PART_PROVE,     /* on a GPU (or the CPU backend) */
+    CUZK_PART_FINALIZE,  /* verification, encoding */
+    CUZK_PART_DONE,
+    CUZK_PART_FAILED,
+    CUZK_PART_CANCELLED,
+} cuzk_part_stage;
+const char *cuzk_part_stage_name(int stage);
+
 /* Status for GetStatus and /status. */
 typedef struct {
     char job_id[CUZK_JOB_ID_MAX];
     int kind, priority;
-    const char *stage; /* static string */
+    const char *stage; /* static string: queued, srs_load, synthesis, prove, verify */
     uint32_t partitions, partitions_done;
     char circuit_id[CUZK_SRS_ID_MAX + 1];
+    uint8_t part_stage[CUZK_JOB_MAX_PARTITIONS]; /* cuzk_part_stage of each partition */
+    int8_t part_device[CUZK_JOB_MAX_PARTITIONS]; /* GPU that proves or proved it, -1 */
 } cuzk_job_info;
+
+#define CUZK_JOBS_MAX_DEVICES 16
+/* One prove device (a GPU, or the CPU backend as ordinal -1). */
+typedef struct {
+    int ordinal;
+    int healthy;
+    unsigned workers;
+    char current_job[CUZK_JOB_ID_MAX]; /* "" when idle */
+    int current_kind;
+    uint64_t partitions; /* proved here */
+    double busy_s;       /* time its workers spent proving */
+    char error[256];     /* why it was marked unhealthy */
+} cuzk_jobs_device;
 
 #define CUZK_JOBS_N_KINDS 7 /* the kinds above, in enum order */
 
@@ -169,6 +256,11 @@ typedef struct {
     cuzk_kind_stats kinds[CUZK_JOBS_N_KINDS];
     uint64_t completed, failed, cancelled;
     int draining;
+    cuzk_jobs_device devices[CUZK_JOBS_MAX_DEVICES];
+    size_t n_devices;
+    uint32_t synthesizing, ready, proving, finalizing; /* partitions per stage */
+    cuzk_mem_stats mem; /* working sets; mem.budget is the whole budget */
+    uint64_t srs_bytes; /* resident SRS counted against the budget */
 } cuzk_jobs_status;
 
 cuzk_err cuzk_jobs_status_get(cuzk_jobs *j, cuzk_jobs_status *out);

@@ -315,6 +315,12 @@ int main(int argc, char **argv)
         .max_queued = cfg.max_queued,
         .max_queued_bytes = cfg.max_queued_bytes,
         .max_synthetic = cfg.max_synthetic,
+        .synthesis_workers = cfg.synthesis_workers,
+        .finalizers = cfg.finalizers,
+        .pipeline_depth = cfg.pipeline_depth,
+        .max_batch_size = cfg.max_batch_size,
+        .max_batch_wait_ms = cfg.max_batch_wait_ms,
+        .memory_budget = budget,
     };
     if ((e = cuzk_jobs_new(&jc, d.srs, &d.jobs)) != CUZK_OK)
         FAIL("backend");

@@ -228,6 +228,34 @@ SETTER(s_workers)
     c->workers = (unsigned)x;
     return CUZK_OK;
 }
+/* A small unsigned setting in [lo, hi]. */
+static cuzk_err set_unsigned(const char *k, const char *v, uint64_t lo, uint64_t hi, unsigned *out)
+{
+    uint64_t x;
+    CUZK_TRY(parse_u64(k, v, lo, hi, &x));
+    *out = (unsigned)x;
+    return CUZK_OK;
+}
+SETTER(s_synth_workers)
+{
+    return set_unsigned(k, v, 1, 256, &c->synthesis_workers);
+}
+SETTER(s_finalizers)
+{
+    return set_unsigned(k, v, 1, 64, &c->finalizers);
+}
+SETTER(s_depth)
+{
+    return set_unsigned(k, v, 0, 4096, &c->pipeline_depth);
+}
+SETTER(s_batch)
+{
+    return set_unsigned(k, v, 1, 64, &c->max_batch_size);
+}
+SETTER(s_batch_wait)
+{
+    return set_unsigned(k, v, 0, 600000, &c->max_batch_wait_ms);
+}
 SETTER(s_max_queued)
 {
     return parse_u64(k, v, 1, 1000000, &c->max_queued);
@@ -281,6 +309,7 @@ static const struct {
     {"memory.pinned_budget", s_pinned, 0},
     {"gpus.devices", s_devices, 1},
     {"synthesis.threads", s_threads, 0},
+    {"synthesis.workers", s_synth_workers, 0},
     {"srs.param_cache", s_param_cache, 0},
     {"srs.preload", s_preload, 1},
     {"scheduler.workers", s_workers, 0},
@@ -288,6 +317,10 @@ static const struct {
     {"scheduler.max_queued_bytes", s_max_queued_bytes, 0},
     {"scheduler.retain", s_retain, 0},
     {"scheduler.max_synthetic_constraints", s_max_synth, 0},
+    {"scheduler.finalizers", s_finalizers, 0},
+    {"scheduler.pipeline_depth", s_depth, 0},
+    {"scheduler.max_batch_size", s_batch, 0},
+    {"scheduler.max_batch_wait_ms", s_batch_wait, 0},
     {"logging.level", s_level, 0},
     {"logging.format", s_format, 0},
 };
@@ -339,6 +372,9 @@ cuzk_err cuzk_config_defaults(cuzk_config *c)
     c->shutdown_grace_s = 30;
     c->budget_auto = 1;
     c->workers = 1;
+    c->synthesis_workers = 2;
+    c->finalizers = 1;
+    c->max_batch_size = 1;
     c->max_queued = 1024;
     c->max_queued_bytes = (uint64_t)4 << 30;
     c->retain = 1024;

@@ -416,7 +416,8 @@ static void handle_status(call_ctx *c)
     Cuzk__V1__QueueStatus qs[CUZK_JOBS_N_KINDS], *qsp[CUZK_JOBS_N_KINDS];
     Cuzk__V1__JobStatus *jst = calloc(js.n_jobs + 1, sizeof *jst);
     Cuzk__V1__JobStatus **jsp = calloc(js.n_jobs + 1, sizeof *jsp);
-    if (!ss || !ssp || !jst || !jsp) {
+    char **pstages = calloc((js.n_jobs + 1) * CUZK_JOB_MAX_PARTITIONS, sizeof *pstages);
+    if (!ss || !ssp || !jst || !jsp || !pstages) {
         reply_err(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
         goto out;
     }
@@ -448,6 +449,11 @@ static void handle_status(call_ctx *c)
         jst[i].partitions = js.jobs[i].partitions;
         jst[i].partitions_done = js.jobs[i].partitions_done;
         jst[i].circuit_id = js.jobs[i].circuit_id;
+        jst[i].n_partition_stages = js.jobs[i].partitions;
+        jst[i].partition_stages = pstages + i * CUZK_JOB_MAX_PARTITIONS;
+        for (uint32_t p = 0; p < js.jobs[i].partitions; p++)
+            pstages[i * CUZK_JOB_MAX_PARTITIONS + p] =
+                (char *)cuzk_part_stage_name(js.jobs[i].part_stage[p]);
         jsp[i] = &jst[i];
     }
     cuzk_daemon_gpu gpus[CUZK_DAEMON_MAX_GPUS];
@@ -459,6 +465,15 @@ static void handle_status(call_ctx *c)
         gs[i].name = gpus[i].name;
         gs[i].vram_total_bytes = gpus[i].vram_total_bytes;
         gs[i].vram_free_bytes = gpus[i].vram_free_bytes;
+        for (size_t d = 0; d < js.n_devices; d++)
+            if (js.devices[d].ordinal == gpus[i].ordinal) {
+                gs[i].current_job_id = js.devices[d].current_job;
+                gs[i].current_proof_kind = (Cuzk__V1__ProofKind)js.devices[d].current_kind;
+                gs[i].healthy = js.devices[d].healthy;
+                gs[i].error = js.devices[d].error;
+                gs[i].partitions_proved = js.devices[d].partitions;
+                gs[i].busy_seconds = js.devices[d].busy_s;
+            }
         gsp[i] = &gs[i];
     }
     resp.n_gpus = n_gpus;
@@ -486,6 +501,7 @@ out:
     free(ssp);
     free(jst);
     free(jsp);
+    free(pstages);
     free(srs);
     cuzk_jobs_status_free(&js);
 }

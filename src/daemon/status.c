@@ -91,6 +91,31 @@ void cuzk_daemon_status_json(cuzk_daemon *d, FILE *f)
             (unsigned long long)cuzk_daemon_rss_bytes(), (unsigned long long)tot.budget_bytes,
             (unsigned long long)tot.used_bytes, (unsigned long long)cuzk_backend_pinned_bytes(),
             (unsigned long long)d->cfg->pinned_budget_bytes);
+    fprintf(f,
+            ",\"engine\":{\"memory_budget_bytes\":%llu,\"reserved_bytes\":%llu,"
+            "\"reserved_peak_bytes\":%llu,\"allocated_bytes\":%llu,\"allocated_peak_bytes\":%llu,"
+            "\"srs_bytes\":%llu,\"rss_peak_bytes\":%llu,\"admitted\":%llu,"
+            "\"admissions_refused\":%llu,\"partitions\":{\"synthesis\":%u,\"ready\":%u,"
+            "\"prove\":%u,\"finalize\":%u},\"devices\":[",
+            (unsigned long long)js.mem.budget, (unsigned long long)js.mem.reserved,
+            (unsigned long long)js.mem.peak_reserved, (unsigned long long)js.mem.allocated,
+            (unsigned long long)js.mem.peak_allocated, (unsigned long long)js.srs_bytes,
+            (unsigned long long)js.mem.peak_rss, (unsigned long long)js.mem.admissions,
+            (unsigned long long)js.mem.refusals, js.synthesizing, js.ready, js.proving,
+            js.finalizing);
+    for (size_t i = 0; i < js.n_devices; i++) {
+        const cuzk_jobs_device *dv = &js.devices[i];
+        fprintf(f,
+                "%s{\"ordinal\":%d,\"healthy\":%s,\"workers\":%u,\"partitions\":%llu,"
+                "\"busy_seconds\":%.3f,\"current_job\":",
+                i ? "," : "", dv->ordinal, dv->healthy ? "true" : "false", dv->workers,
+                (unsigned long long)dv->partitions, dv->busy_s);
+        json_str(f, dv->current_job);
+        fprintf(f, ",\"error\":");
+        json_str(f, dv->error);
+        fputc('}', f);
+    }
+    fprintf(f, "]}");
     fprintf(f, ",\"totals\":{\"completed\":%llu,\"failed\":%llu,\"cancelled\":%llu}",
             (unsigned long long)js.completed, (unsigned long long)js.failed,
             (unsigned long long)js.cancelled);
@@ -114,7 +139,13 @@ void cuzk_daemon_status_json(cuzk_daemon *d, FILE *f)
                 cuzk_kind_name(ji->kind), cuzk_priority_name(ji->priority), ji->stage,
                 ji->partitions, ji->partitions_done);
         json_str(f, ji->circuit_id);
-        fputc('}', f);
+        fprintf(f, ",\"partition_stages\":[");
+        for (uint32_t p = 0; p < ji->partitions; p++)
+            fprintf(f, "%s\"%s\"", p ? "," : "", cuzk_part_stage_name(ji->part_stage[p]));
+        fprintf(f, "],\"partition_devices\":[");
+        for (uint32_t p = 0; p < ji->partitions; p++)
+            fprintf(f, "%s%d", p ? "," : "", ji->part_device[p]);
+        fprintf(f, "]}");
     }
     fprintf(f, "],\"srs\":[");
     for (size_t i = 0; i < n_srs; i++) {

@@ -78,8 +78,7 @@ static cuzk_err check_counts(const cuzk_params *p, const cuzk_groth16_shape *sh,
 
 /* a, b, c = A.w, B.w, C.w, and every row checked (a*b == c). a, b, c must
  * be zero beyond the constraints (the SpMV writes only the rows). */
-static cuzk_err spmv_checked(const cuzk_pce *pce, const cuzk_fr *w, cuzk_fr *a, cuzk_fr *b,
-                             cuzk_fr *c)
+cuzk_err cuzk_groth16_abc(const cuzk_pce *pce, const cuzk_fr *w, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c)
 {
     CUZK_TRY(cuzk_pce_spmv(pce, w, a, b, c));
     check_ctx cc = {a, b, c};
@@ -117,7 +116,7 @@ cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const c
         goto out;
     }
     double t = cuzk_now();
-    if ((rc = spmv_checked(pce, w, a, b, c)) != CUZK_OK)
+    if ((rc = cuzk_groth16_abc(pce, w, a, b, c)) != CUZK_OK)
         goto out;
     double t_spmv = cuzk_now() - t;
     rc = cuzk_groth16_prove_abc(be, params, &sh, w, a, b, c, r, s, out, tm);
@@ -170,8 +169,8 @@ static void *batch_feeder(void *arg)
         for (int k = 0; k < 3; k++)
             memset(bt->abc[slot][k] + nc, 0, (m - nc) * sizeof(cuzk_fr));
         double t = cuzk_now();
-        cuzk_err rc =
-            spmv_checked(bt->pce, bt->w[i], bt->abc[slot][0], bt->abc[slot][1], bt->abc[slot][2]);
+        cuzk_err rc = cuzk_groth16_abc(bt->pce, bt->w[i], bt->abc[slot][0], bt->abc[slot][1],
+                                       bt->abc[slot][2]);
         pthread_mutex_lock(&bt->mu);
         bt->spmv_s[i] = cuzk_now() - t;
         if (rc) {

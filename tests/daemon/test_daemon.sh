@@ -77,6 +77,7 @@ param_cache = "$T/params"
 preload = ["c1"]
 [scheduler]
 workers = 1
+pipeline_depth = 1   # one partition synthesized ahead: jobs behind a running one stay queued
 [logging]
 level = "info"
 EOF

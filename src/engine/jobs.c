@@ -1,41 +1,26 @@
-/* The daemon's job engine (include/cuzk/jobs.h).
+/* The engine's jobs (include/cuzk/jobs.h): the job table, the priority
+ * queues, submission, await, cancel, drain, status and metrics. The worker
+ * threads of the pipeline are in pipeline.c; what both share, and the
+ * locking rule, is in engine.h.
  *
- * One mutex guards everything the engine owns: the list of all jobs (queued,
- * running and the retained finished ones), four FIFO queues (one per
- * priority) and the counters. One condition variable, `changed`, is
- * broadcast whenever a job changes state; workers, awaiters and drain all
- * wait on it and re-check their own predicate, which keeps the protocol
- * simple and correct at the daemon's scale (tens of jobs, not millions).
- *
- * A worker takes the head of the highest non-empty queue and runs the job
- * without the lock: the request fields are immutable after submit, and the
- * only shared fields it writes (stage, partitions_done) are written under the
- * lock. Cancellation is a flag the worker reads at every boundary (after SRS
- * load, after each synthesis, prove and verify); a job that sees it frees
- * its buffers and ends CANCELLED.
+ * A job is QUEUED until its first partition is taken (the SRS load counts
+ * as taken), RUNNING while any of its partitions is in flight or left to
+ * admit, and DONE once, through finish(). Its partitions leave the
+ * priority queue one at a time (admission, pipeline.c), so jobs of a higher
+ * priority submitted later are admitted before the rest of a running job.
  *
  * Finished jobs keep their result until more than `retain` jobs have
  * finished; the oldest is dropped first, except while an awaiter holds it. */
 #define _GNU_SOURCE
-#include "cuzk/jobs.h"
-#include "cuzk/groth16.h"
+#include "engine/engine.h"
 #include "cuzk/log.h"
 #include "cuzk/synth.h"
 #include "cuzk/util.h"
-#include "daemon/daemon.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-
-enum { ST_QUEUED, ST_RUNNING, ST_DONE };
-#define N_PRIO 4
-#define N_STAGES 6
-#define N_BUCKETS 16
 
 static const char *const stage_names[N_STAGES] = {"queue", "srs_load", "synthesis",
                                                   "prove", "verify",   "total"};
@@ -43,56 +28,16 @@ static const double bucket_le[N_BUCKETS] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                                             2.5,   5,    10,    30,   60,  120,  300, 600};
 static const int kind_values[CUZK_JOBS_N_KINDS] = {1, 2, 3, 4, 16, 17, 0};
 
-typedef struct job {
-    struct job *next_all, *next_q;
-    char id[CUZK_JOB_ID_MAX];
-    char request_id[CUZK_REQUEST_ID_MAX + 1];
-    int kind, prio; /* prio: 0..3 = LOW..CRITICAL */
-    char circuit_id[CUZK_SRS_ID_MAX + 1];
-    uint8_t **wit;
-    size_t *wit_size;
-    size_t n_wit;
-    uint64_t input_bytes; /* sum of wit_size */
-    uint64_t syn_n, syn_seed;
-    uint32_t syn_public;
-    int state;
-    atomic_int cancel;
-    const char *stage;
-    uint32_t partitions, partitions_done;
-    unsigned waiters;
-    double t_submit, t_end;
-    cuzk_job_result res;
-} job;
-
-typedef struct {
-    cuzk_jobs *j;
-    cuzk_backend *be;
-    pthread_t thread;
-    int started;
-} worker;
-
-typedef struct {
-    uint64_t count[N_BUCKETS + 1];
-    double sum;
-} histogram;
-
-struct cuzk_jobs {
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    pthread_mutex_t gen_lock; /* one synthetic parameter generation at a time */
-    cuzk_jobs_config cfg;
-    char *param_dir, *backend;
-    cuzk_srs_manager *srs;
-    worker *workers;
-    job *all;
-    job *qhead[N_PRIO], *qtail[N_PRIO];
-    size_t n_queued, n_running, n_done;
-    uint64_t queued_bytes; /* witness bytes held by queued jobs */
-    uint64_t next_id;
-    int draining, stopping;
-    uint64_t outcome[CUZK_JOBS_N_KINDS][3]; /* completed, failed, cancelled */
-    histogram hist[N_STAGES];
-};
+static struct timespec deadline_in_ms(uint64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)(ms / 1000);
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L)
+        ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    return ts;
+}
 
 const char *cuzk_kind_name(int kind)
 {
@@ -128,22 +73,19 @@ static int kind_index(int kind)
     return CUZK_JOBS_N_KINDS - 1;
 }
 
+const char *cuzk_part_stage_name(int stage)
+{
+    static const char *const names[] = {"queued",   "synthesis", "ready",  "prove",
+                                        "finalize", "done",      "failed", "cancelled"};
+    return stage >= 0 && stage <= CUZK_PART_CANCELLED ? names[stage] : "unknown";
+}
+
 void cuzk_job_result_free(cuzk_job_result *r)
 {
     free(r->proof);
     free(r->public_inputs);
     r->proof = r->public_inputs = NULL;
     r->proof_size = 0;
-}
-
-static void job_free(job *jb)
-{
-    for (size_t i = 0; i < jb->n_wit; i++)
-        free(jb->wit[i]);
-    free(jb->wit);
-    free(jb->wit_size);
-    cuzk_job_result_free(&jb->res);
-    free(jb);
 }
 
 static void job_drop_inputs(job *jb)
@@ -157,7 +99,15 @@ static void job_drop_inputs(job *jb)
     jb->n_wit = 0;
 }
 
-static uint64_t to_ms(double s)
+static void job_free(job *jb)
+{
+    job_drop_inputs(jb);
+    free(jb->parts);
+    cuzk_job_result_free(&jb->res);
+    free(jb);
+}
+
+uint64_t engine_to_ms(double s)
 {
     return s > 0 ? (uint64_t)(s * 1000.0 + 0.5) : 0;
 }
@@ -197,15 +147,68 @@ static void purge(cuzk_jobs *j)
     }
 }
 
-/* Record the end of a job; lock held. */
+cuzk_err engine_hook(cuzk_jobs *j, cuzk_hook_point pt, const job *jb, uint32_t partition,
+                     int device)
+{
+    if (!j->cfg.hook)
+        return CUZK_OK;
+    cuzk_hook_event ev = {pt, jb->id, jb->kind, jb->prio + 1, partition, device, jb->res.status};
+    return j->cfg.hook(j->cfg.hook_ctx, &ev);
+}
+
+/* Take a job out of its priority queue; lock held. */
+static void unqueue(cuzk_jobs *j, job *jb)
+{
+    if (!jb->queued)
+        return;
+    job *prev = NULL;
+    for (job *q = j->qhead[jb->prio]; q; prev = q, q = q->next_q)
+        if (q == jb) {
+            if (prev)
+                prev->next_q = q->next_q;
+            else
+                j->qhead[jb->prio] = q->next_q;
+            if (j->qtail[jb->prio] == q)
+                j->qtail[jb->prio] = prev;
+            break;
+        }
+    jb->next_q = NULL;
+    jb->queued = 0;
+    if (jb->state == ST_QUEUED) {
+        j->n_queued--;
+        j->queued_bytes -= jb->input_bytes;
+    }
+}
+
+/* Record the end of a job; lock held, nothing of it in flight. */
 static void finish(cuzk_jobs *j, job *jb, cuzk_job_status st)
 {
+    unqueue(j, jb);
+    if (jb->state == ST_RUNNING)
+        j->n_running--;
+    for (uint32_t i = jb->next_admit; i < jb->partitions; i++)
+        jb->parts[i].stage = CUZK_PART_CANCELLED;
+    if (jb->circ) {
+        cuzk_srs_release(j->srs, jb->circ);
+        jb->circ = NULL;
+    }
+    if (jb->syn_w) {
+        cuzk_mem_release(j->mem, jb->syn_w, jb->syn_w_bytes);
+        jb->syn_w = NULL;
+    }
+    cuzk_mem_unreserve(j->mem, jb->job_reserved);
+    jb->job_reserved = 0;
     jb->state = ST_DONE;
-    jb->stage = "done";
     jb->t_end = cuzk_now();
     jb->res.status = st;
-    jb->res.total_ms = to_ms(jb->t_end - jb->t_submit);
+    jb->res.total_ms = engine_to_ms(jb->t_end - jb->t_submit);
+    if (!jb->t_start)
+        jb->res.queue_wait_ms = jb->res.total_ms;
     job_drop_inputs(jb);
+    if (st != CUZK_JOB_COMPLETED) {
+        cuzk_job_result_free(&jb->res);
+        jb->res.n_partitions = 0;
+    }
     j->n_done++;
     int o = st == CUZK_JOB_COMPLETED ? 0 : st == CUZK_JOB_FAILED ? 1 : 2;
     j->outcome[kind_index(jb->kind)][o]++;
@@ -215,8 +218,6 @@ static void finish(cuzk_jobs *j, job *jb, cuzk_job_status st)
         for (int s = 0; s < N_STAGES; s++)
             if (s != 4 || j->cfg.verify_proofs)
                 observe(&j->hist[s], v[s] / 1000.0);
-    }
-    if (st == CUZK_JOB_COMPLETED)
         CUZK_INFO("job=%s event=completed kind=%s circuit=%s partitions=%zu queue_ms=%llu "
                   "srs_load_ms=%llu synthesis_ms=%llu prove_ms=%llu verify_ms=%llu total_ms=%llu",
                   jb->id, cuzk_kind_name(jb->kind), jb->res.circuit_id, jb->res.n_partitions,
@@ -224,264 +225,112 @@ static void finish(cuzk_jobs *j, job *jb, cuzk_job_status st)
                   (unsigned long long)jb->res.srs_load_ms, (unsigned long long)jb->res.synthesis_ms,
                   (unsigned long long)jb->res.prove_ms, (unsigned long long)jb->res.verify_ms,
                   (unsigned long long)jb->res.total_ms);
-    else
+    } else {
         CUZK_WARN("job=%s event=%s kind=%s total_ms=%llu error=\"%s\"", jb->id,
                   st == CUZK_JOB_FAILED ? "failed" : "cancelled", cuzk_kind_name(jb->kind),
                   (unsigned long long)jb->res.total_ms, jb->res.error);
+    }
+    engine_hook(j, CUZK_HOOK_END, jb, 0, -1);
     pthread_cond_broadcast(&j->changed);
     purge(j);
 }
 
-static void set_stage(cuzk_jobs *j, job *jb, const char *stage)
+int engine_job_stopped(const job *jb)
 {
-    pthread_mutex_lock(&j->lock);
-    jb->stage = stage;
-    pthread_mutex_unlock(&j->lock);
+    return jb->failed || atomic_load(&jb->cancel);
 }
 
-/* The synthetic circuit's files, generated into the parameter folder when
- * missing (setup with fresh toxic waste: fine for a test circuit). */
-static cuzk_err ensure_synthetic(cuzk_jobs *j, job *jb)
+/* End the job if nothing of it is in flight any more and it has nothing
+ * left to do (all partitions proved, or it failed or was cancelled). */
+void engine_maybe_finish(cuzk_jobs *j, job *jb)
 {
-    pthread_mutex_lock(&j->gen_lock);
-    cuzk_err rc = CUZK_OK;
-    if (!cuzk_srs_known(j->srs, jb->circuit_id)) {
-        char pce_path[4096], params_path[4096], vk_path[4096];
-        snprintf(pce_path, sizeof pce_path, "%s/%s.pce", j->param_dir, jb->circuit_id);
-        snprintf(params_path, sizeof params_path, "%s/%s.params", j->param_dir, jb->circuit_id);
-        snprintf(vk_path, sizeof vk_path, "%s/%s.vk", j->param_dir, jb->circuit_id);
-        CUZK_INFO("job=%s event=generate circuit=%s folder=%s", jb->id, jb->circuit_id,
-                  j->param_dir);
-        double t = cuzk_now();
-        cuzk_synth_params sp = {jb->syn_n, jb->syn_public, jb->syn_seed};
-        cuzk_r1cs *cs = NULL;
-        cuzk_pce *pce = NULL;
-        rc = cuzk_synth_build(&sp, 0, &cs);
-        if (!rc)
-            rc = cuzk_pce_from_r1cs(&pce, cs);
-        cuzk_r1cs_free(cs);
-        if (!rc)
-            rc = cuzk_pce_write(pce, pce_path);
-        if (!rc)
-            rc = cuzk_groth16_setup(pce, params_path, vk_path, NULL, NULL);
-        cuzk_pce_free(pce);
-        if (rc)
-            cuzk_fail_ctx(rc, "generating synthetic circuit %s: ", jb->circuit_id);
-        else
-            CUZK_INFO("job=%s event=generated circuit=%s time_s=%.3f", jb->id, jb->circuit_id,
-                      cuzk_now() - t);
+    if (jb->state == ST_DONE || jb->inflight || jb->prep == PREP_RUNNING)
+        return;
+    if (jb->failed)
+        finish(j, jb, CUZK_JOB_FAILED);
+    else if (atomic_load(&jb->cancel))
+        finish(j, jb, CUZK_JOB_CANCELLED);
+    else if (jb->partitions_done == jb->partitions) {
+        jb->res.proof_size = (size_t)jb->partitions * CUZK_PROOF_BYTES;
+        jb->res.n_partitions = jb->partitions;
+        finish(j, jb, CUZK_JOB_COMPLETED);
     }
-    pthread_mutex_unlock(&j->gen_lock);
-    return rc;
 }
 
-/* The witness of partition p: decoded from the request, or (synthetic) the
- * circuit's own assignment. *owned is what the caller frees. */
-static cuzk_err partition_witness(job *jb, size_t p, const cuzk_pce *pce, cuzk_r1cs **cs,
-                                  const cuzk_fr **w, cuzk_fr **owned)
+/* Remove the job's partitions from a queue, ending them; lock held. */
+static void drop_queued_parts(cuzk_jobs *j, job *jb, part **head, uint32_t *count, int stage)
 {
-    *owned = NULL;
-    if (jb->kind == CUZK_KIND_SYNTHETIC) {
-        if (!*cs) {
-            cuzk_synth_params sp = {jb->syn_n, jb->syn_public, jb->syn_seed};
-            CUZK_TRY(cuzk_synth_build(&sp, 1, cs));
+    for (part **pp = head; *pp;) {
+        part *p = *pp;
+        if (p->jb != jb) {
+            pp = &p->next;
+            continue;
         }
-        *w = cuzk_r1cs_assignment(*cs);
-        return CUZK_OK;
+        *pp = p->next;
+        p->next = NULL;
+        if (count)
+            (*count)--;
+        engine_part_end(j, p, stage);
     }
-    char name[64];
-    snprintf(name, sizeof name, "witness %zu", p);
-    uint32_t ni;
-    uint64_t na;
-    CUZK_TRY(cuzk_witness_parse(jb->wit[p], jb->wit_size[p], name, owned, &ni, &na));
-    if (ni != pce->n_inputs || na != pce->n_aux) {
-        free(*owned);
-        *owned = NULL;
-        return cuzk_fail(CUZK_EINVAL,
-                         "%s has %u inputs and %llu aux; circuit %s has %u inputs and %llu aux",
-                         name, ni, (unsigned long long)na, jb->circuit_id, pce->n_inputs,
-                         (unsigned long long)pce->n_aux);
-    }
-    *w = *owned;
-    return CUZK_OK;
 }
 
-#define CANCELLED_AT(where)                                                                        \
-    do {                                                                                           \
-        if (atomic_load(&jb->cancel)) {                                                            \
-            rc = CUZK_OK;                                                                          \
-            cancelled = 1;                                                                         \
-            snprintf(jb->res.error, sizeof jb->res.error, "cancelled %s", where);                  \
-            goto out;                                                                              \
-        }                                                                                          \
-    } while (0)
-
-/* Run one job; returns its end status, with res filled in. */
-static cuzk_job_status run_job(worker *wk, job *jb)
+/* Stop a running job at its partitions' next boundary: nothing more is
+ * admitted, and what waits between stages ends now. */
+static void stop_job(cuzk_jobs *j, job *jb)
 {
-    cuzk_jobs *j = wk->j;
-    cuzk_job_result *res = &jb->res;
-    cuzk_srs_circuit *circ = NULL;
-    cuzk_r1cs *cs = NULL;
-    cuzk_err rc = CUZK_OK;
-    int cancelled = 0;
-    double t = cuzk_now();
-    res->queue_wait_ms = to_ms(t - jb->t_submit);
-
-    if (jb->kind != CUZK_KIND_GENERIC_R1CS && jb->kind != CUZK_KIND_SYNTHETIC) {
-        rc = cuzk_fail(CUZK_EUNSUPPORTED,
-                       "proof kind %s: circuit not available yet (this daemon proves "
-                       "GENERIC_R1CS and SYNTHETIC jobs)",
-                       cuzk_kind_name(jb->kind));
-        goto out;
-    }
-    if (jb->kind == CUZK_KIND_SYNTHETIC && (rc = ensure_synthetic(j, jb)) != CUZK_OK)
-        goto out;
-    double load_s = 0;
-    rc = cuzk_srs_acquire(j->srs, jb->circuit_id, &circ, &load_s);
-    res->srs_load_ms = to_ms(cuzk_now() - t);
-    if (rc)
-        goto out;
-    CANCELLED_AT("after the SRS load");
-    const cuzk_pce *pce = circ->pce;
-    size_t per = pce->n_inputs - 1, parts = jb->partitions;
-    res->proof = malloc(parts * CUZK_PROOF_BYTES);
-    res->public_inputs = malloc(parts * per * 32 + 1);
-    if (!res->proof || !res->public_inputs) {
-        rc = cuzk_fail(CUZK_ENOMEM, "out of memory for %zu proofs", parts);
-        goto out;
-    }
-    res->inputs_per_partition = per;
-    for (size_t p = 0; p < parts; p++) {
-        set_stage(j, jb, "synthesis");
-        const cuzk_fr *w = NULL;
-        cuzk_fr *owned = NULL;
-        t = cuzk_now();
-        rc = partition_witness(jb, p, pce, &cs, &w, &owned);
-        res->synthesis_ms += to_ms(cuzk_now() - t);
-        if (rc)
-            goto out;
-        if (atomic_load(&jb->cancel)) { /* the flag never goes back to 0 */
-            free(owned);
-            CANCELLED_AT("after synthesis");
-        }
-        set_stage(j, jb, "prove");
-        cuzk_proof proof;
-        t = cuzk_now();
-        rc = cuzk_groth16_prove(wk->be, circ->params, pce, w, NULL, NULL, &proof, NULL);
-        res->prove_ms += to_ms(cuzk_now() - t);
-        for (size_t i = 0; i < per && !rc; i++)
-            cuzk_fr_to_bytes_le(res->public_inputs + (p * per + i) * 32, &w[1 + i]);
-        if (!rc && j->cfg.verify_proofs) {
-            set_stage(j, jb, "verify");
-            t = cuzk_now();
-            rc = cuzk_groth16_verify(circ->vk, w + 1, per, &proof);
-            res->verify_ms += to_ms(cuzk_now() - t);
-            if (rc == CUZK_EVERIFY)
-                cuzk_fail(rc, "the proof of partition %zu did not verify (verify_proofs = true)",
-                          p);
-        }
-        free(owned);
-        if (rc) {
-            cuzk_fail_ctx(rc, "partition %zu: ", p);
-            goto out;
-        }
-        cuzk_proof_encode(res->proof + p * CUZK_PROOF_BYTES, &proof);
-        pthread_mutex_lock(&j->lock);
-        jb->partitions_done = (uint32_t)(p + 1);
-        pthread_mutex_unlock(&j->lock);
-        if (p + 1 < parts)
-            CANCELLED_AT("at a partition boundary");
-    }
-    res->proof_size = parts * CUZK_PROOF_BYTES;
-    res->n_partitions = parts;
-out:
-    cuzk_r1cs_free(cs);
-    cuzk_srs_release(j->srs, circ);
-    if (rc || cancelled) {
-        if (rc)
-            snprintf(res->error, sizeof res->error, "%s (%s)", cuzk_errmsg(), cuzk_err_name(rc));
-        cuzk_job_result_free(res);
-        res->n_partitions = 0;
-        return cancelled ? CUZK_JOB_CANCELLED : CUZK_JOB_FAILED;
-    }
-    return CUZK_JOB_COMPLETED;
+    unqueue(j, jb);
+    drop_queued_parts(j, jb, &j->ready, &j->n_ready, CUZK_PART_CANCELLED);
+    drop_queued_parts(j, jb, &j->redo, NULL, CUZK_PART_CANCELLED);
+    /* The final queue keeps a tail pointer: rebuild it. */
+    drop_queued_parts(j, jb, &j->final_head, &j->n_final, CUZK_PART_CANCELLED);
+    j->final_tail = NULL;
+    for (part *p = j->final_head; p; p = p->next)
+        j->final_tail = p;
+    engine_maybe_finish(j, jb);
 }
 
-static job *pop_queue(cuzk_jobs *j)
+void engine_fail_job(cuzk_jobs *j, job *jb, const char *why)
 {
-    for (int p = N_PRIO - 1; p >= 0; p--) {
-        job *jb = j->qhead[p];
-        if (jb) {
-            j->qhead[p] = jb->next_q;
-            if (!j->qhead[p])
-                j->qtail[p] = NULL;
-            jb->next_q = NULL;
-            j->n_queued--;
-            j->queued_bytes -= jb->input_bytes;
-            return jb;
-        }
+    if (jb->state == ST_DONE)
+        return;
+    if (!engine_job_stopped(jb)) {
+        jb->failed = 1;
+        snprintf(jb->res.error, sizeof jb->res.error, "%.1000s", why);
     }
-    return NULL;
+    stop_job(j, jb);
 }
 
-static void *worker_main(void *arg)
+void engine_part_end(cuzk_jobs *j, part *p, int stage)
 {
-    worker *wk = arg;
-    cuzk_jobs *j = wk->j;
-    pthread_mutex_lock(&j->lock);
-    for (;;) {
-        job *jb = NULL;
-        while (!j->stopping && !(jb = pop_queue(j)))
-            pthread_cond_wait(&j->changed, &j->lock);
-        if (!jb)
-            break;
-        jb->state = ST_RUNNING;
-        jb->stage = "srs_load";
-        j->n_running++;
-        CUZK_INFO("job=%s event=started kind=%s priority=%s", jb->id, cuzk_kind_name(jb->kind),
-                  cuzk_priority_name(jb->prio + 1));
-        pthread_mutex_unlock(&j->lock);
-        cuzk_job_status st = run_job(wk, jb);
-        pthread_mutex_lock(&j->lock);
-        j->n_running--;
-        finish(j, jb, st);
-    }
-    pthread_mutex_unlock(&j->lock);
-    return NULL;
-}
-
-static void stop_workers(cuzk_jobs *j)
-{
-    pthread_mutex_lock(&j->lock);
-    j->stopping = 1;
+    job *jb = p->jb;
+    cuzk_mem_release(j->mem, p->w, p->w_bytes);
+    cuzk_mem_release(j->mem, p->abc, p->abc_bytes);
+    free(p->pub);
+    p->w = p->abc = p->pub = NULL;
+    cuzk_mem_unreserve(j->mem, p->reserved);
+    p->reserved = 0;
+    p->stage = stage;
+    if (stage == CUZK_PART_DONE)
+        jb->partitions_done++;
+    jb->inflight--;
+    engine_maybe_finish(j, jb);
     pthread_cond_broadcast(&j->changed);
-    pthread_mutex_unlock(&j->lock);
-    for (unsigned i = 0; i < j->cfg.workers; i++)
-        if (j->workers[i].started) {
-            pthread_join(j->workers[i].thread, NULL);
-            j->workers[i].started = 0;
-        }
 }
 
 void cuzk_jobs_free(cuzk_jobs *j)
 {
     if (!j)
         return;
-    if (j->workers) {
-        cuzk_jobs_drain(j, 0);
-        for (unsigned i = 0; i < j->cfg.workers; i++)
-            if (j->workers[i].be)
-                cuzk_backend_close(j->workers[i].be);
-    }
+    cuzk_jobs_drain(j, 0);
+    engine_workers_free(j);
     for (job *jb = j->all, *nx; jb; jb = nx) {
         nx = jb->next_all;
         job_free(jb);
     }
+    cuzk_mem_free(j->mem);
     pthread_mutex_destroy(&j->lock);
     pthread_mutex_destroy(&j->gen_lock);
     pthread_cond_destroy(&j->changed);
-    free(j->workers);
     free(j->param_dir);
     free(j->backend);
     free(j);
@@ -492,6 +341,9 @@ cuzk_err cuzk_jobs_new(const cuzk_jobs_config *cfg, cuzk_srs_manager *srs, cuzk_
     *out = NULL;
     if (cfg->workers < 1 || cfg->retain < 1)
         return cuzk_fail(CUZK_EINVAL, "jobs: workers and retain must be >= 1");
+    if (cfg->n_gpu_devices > CUZK_JOBS_MAX_DEVICES)
+        return cuzk_fail(CUZK_EINVAL, "jobs: at most %d devices (got %zu)", CUZK_JOBS_MAX_DEVICES,
+                         cfg->n_gpu_devices);
     cuzk_jobs *j = calloc(1, sizeof *j);
     if (!j)
         return cuzk_fail(CUZK_ENOMEM, "jobs: out of memory");
@@ -500,42 +352,33 @@ cuzk_err cuzk_jobs_new(const cuzk_jobs_config *cfg, cuzk_srs_manager *srs, cuzk_
     pthread_cond_init(&j->changed, NULL);
     j->cfg = *cfg;
     j->srs = srs;
+    if (!j->cfg.synthesis_workers)
+        j->cfg.synthesis_workers = 2;
+    if (!j->cfg.finalizers)
+        j->cfg.finalizers = 1;
+    if (!j->cfg.max_batch_size)
+        j->cfg.max_batch_size = 1;
+    if (!j->cfg.mem_sample_ms)
+        j->cfg.mem_sample_ms = 50;
     j->param_dir = strdup(cfg->param_dir ? cfg->param_dir : ".");
     j->backend = strdup(cfg->backend ? cfg->backend : "cpu");
-    j->workers = calloc(cfg->workers, sizeof *j->workers);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     /* Ids differ across restarts so a stale id is "unknown", never another job. */
     j->next_id = ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)ts.tv_nsec;
-    if (!j->param_dir || !j->backend || !j->workers) {
-        cuzk_jobs_free(j);
-        return cuzk_fail(CUZK_ENOMEM, "jobs: out of memory");
-    }
+    cuzk_err rc = CUZK_OK;
+    if (!j->param_dir || !j->backend)
+        rc = cuzk_fail(CUZK_ENOMEM, "jobs: out of memory");
+    else
+        rc = cuzk_mem_new(cfg->memory_budget, j->cfg.mem_sample_ms, &j->mem);
     j->cfg.param_dir = j->param_dir;
     j->cfg.backend = j->backend;
-    j->cfg.gpu_devices = NULL; /* borrowed: used only below */
-    /* Workers go round the configured GPUs (all visible ones when none is
-     * named); a "cuda:N" backend name pins every worker to GPU N. */
-    int visible = cuzk_backend_gpus();
-    for (unsigned i = 0; i < cfg->workers; i++) {
-        j->workers[i].j = j;
-        int ord = cfg->n_gpu_devices ? cfg->gpu_devices[i % cfg->n_gpu_devices]
-                  : visible > 0      ? (int)(i % (unsigned)visible)
-                                     : 0;
-        cuzk_err rc = strchr(j->backend, ':')
-                          ? cuzk_backend_open(j->backend, &j->workers[i].be)
-                          : cuzk_backend_open_on(j->backend, ord, &j->workers[i].be);
-        if (rc) {
-            cuzk_jobs_free(j);
-            return rc;
-        }
-    }
-    for (unsigned i = 0; i < cfg->workers; i++) {
-        if (pthread_create(&j->workers[i].thread, NULL, worker_main, &j->workers[i]) != 0) {
-            cuzk_jobs_free(j);
-            return cuzk_fail(CUZK_EINTERNAL, "jobs: cannot start worker %u", i);
-        }
-        j->workers[i].started = 1;
+    if (!rc)
+        rc = engine_workers_start(j);
+    j->cfg.gpu_devices = NULL; /* borrowed: used only by engine_workers_start */
+    if (rc) {
+        cuzk_jobs_free(j);
+        return rc;
     }
     *out = j;
     return CUZK_OK;
@@ -543,7 +386,7 @@ cuzk_err cuzk_jobs_new(const cuzk_jobs_config *cfg, cuzk_srs_manager *srs, cuzk_
 
 const char *cuzk_jobs_backend(const cuzk_jobs *j)
 {
-    return cuzk_backend_name(j->workers[0].be);
+    return cuzk_backend_name(j->provers[0].be);
 }
 
 /* Validation of what the call itself can know; lock not held. */
@@ -622,6 +465,16 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
                  (unsigned long long)jb->syn_n, jb->syn_public, (unsigned long long)jb->syn_seed);
     }
     snprintf(jb->res.circuit_id, sizeof jb->res.circuit_id, "%s", jb->circuit_id);
+    jb->parts = calloc(jb->partitions, sizeof *jb->parts);
+    if (!jb->parts) {
+        job_free(jb);
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    }
+    for (uint32_t i = 0; i < jb->partitions; i++) {
+        jb->parts[i].jb = jb;
+        jb->parts[i].index = i;
+        jb->parts[i].device = -1;
+    }
 
     pthread_mutex_lock(&j->lock);
     if (jb->request_id[0])
@@ -653,11 +506,11 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
     snprintf(jb->id, sizeof jb->id, "job-%016llx", (unsigned long long)j->next_id++);
     snprintf(jb->res.job_id, sizeof jb->res.job_id, "%s", jb->id);
     jb->t_submit = cuzk_now();
-    jb->stage = "queued";
+    jb->queued = 1;
     uint32_t ahead = (uint32_t)j->n_running;
     for (int p = N_PRIO - 1; p >= jb->prio; p--)
         for (job *q = j->qhead[p]; q; q = q->next_q)
-            ahead++;
+            ahead += q->state == ST_QUEUED;
     if (j->qtail[jb->prio])
         j->qtail[jb->prio]->next_q = jb;
     else
@@ -677,6 +530,28 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
     pthread_cond_broadcast(&j->changed);
     pthread_mutex_unlock(&j->lock);
     return CUZK_OK;
+}
+
+/* The stage a job is in, for status: its most advanced partition in
+ * flight. */
+static const char *job_stage(const job *jb)
+{
+    if (jb->state == ST_DONE)
+        return "done";
+    if (jb->state == ST_QUEUED)
+        return "queued";
+    if (jb->prep == PREP_RUNNING)
+        return "srs_load";
+    int best = -1;
+    for (uint32_t i = 0; i < jb->partitions; i++) {
+        int s = jb->parts[i].stage;
+        if (s >= CUZK_PART_SYNTHESIS && s <= CUZK_PART_FINALIZE && s > best)
+            best = s;
+    }
+    return best == CUZK_PART_PROVE      ? "prove"
+           : best == CUZK_PART_FINALIZE ? "verify"
+           : best >= 0                  ? "synthesis"
+                                        : "admission";
 }
 
 static cuzk_err copy_result(const cuzk_job_result *in, cuzk_job_result *out)
@@ -702,7 +577,7 @@ cuzk_err cuzk_jobs_await(cuzk_jobs *j, const char *job_id, uint64_t timeout_ms,
                          const volatile int *abort, cuzk_job_result *out)
 {
     memset(out, 0, sizeof *out);
-    struct timespec dl = cuzk_deadline_in_ms(timeout_ms);
+    struct timespec dl = deadline_in_ms(timeout_ms);
     pthread_mutex_lock(&j->lock);
     job *jb = find_job(j, job_id ? job_id : "");
     if (!jb) {
@@ -725,7 +600,7 @@ cuzk_err cuzk_jobs_await(cuzk_jobs *j, const char *job_id, uint64_t timeout_ms,
         snprintf(out->job_id, sizeof out->job_id, "%s", jb->id);
         snprintf(out->circuit_id, sizeof out->circuit_id, "%s", jb->circuit_id);
         out->status = CUZK_JOB_TIMEOUT;
-        snprintf(out->error, sizeof out->error, "job still %s after %llu ms", jb->stage,
+        snprintf(out->error, sizeof out->error, "job still %s after %llu ms", job_stage(jb),
                  (unsigned long long)timeout_ms);
     }
     jb->waiters--;
@@ -741,24 +616,6 @@ void cuzk_jobs_wake(cuzk_jobs *j)
     pthread_mutex_unlock(&j->lock);
 }
 
-/* Unlink a queued job from its queue; lock held. */
-static void unqueue(cuzk_jobs *j, job *jb)
-{
-    job *prev = NULL;
-    for (job *q = j->qhead[jb->prio]; q; prev = q, q = q->next_q)
-        if (q == jb) {
-            if (prev)
-                prev->next_q = q->next_q;
-            else
-                j->qhead[jb->prio] = q->next_q;
-            if (j->qtail[jb->prio] == q)
-                j->qtail[jb->prio] = prev;
-            j->n_queued--;
-            j->queued_bytes -= jb->input_bytes;
-            return;
-        }
-}
-
 cuzk_err cuzk_jobs_cancel(cuzk_jobs *j, const char *job_id, int *was_running)
 {
     *was_running = 0;
@@ -769,14 +626,16 @@ cuzk_err cuzk_jobs_cancel(cuzk_jobs *j, const char *job_id, int *was_running)
         rc = cuzk_fail(CUZK_EINVAL, "unknown job id \"%s\" (never submitted, or expired)",
                        job_id ? job_id : "");
     } else if (jb->state == ST_QUEUED) {
-        unqueue(j, jb);
         snprintf(jb->res.error, sizeof jb->res.error, "cancelled while queued");
-        jb->res.queue_wait_ms = to_ms(cuzk_now() - jb->t_submit);
-        finish(j, jb, CUZK_JOB_CANCELLED);
-    } else if (jb->state == ST_RUNNING) {
-        *was_running = 1;
         atomic_store(&jb->cancel, 1);
-        CUZK_INFO("job=%s event=cancel_requested stage=%s", jb->id, jb->stage);
+        finish(j, jb, CUZK_JOB_CANCELLED);
+    } else if (jb->state == ST_RUNNING && !engine_job_stopped(jb)) {
+        *was_running = 1;
+        snprintf(jb->res.error, sizeof jb->res.error,
+                 "cancelled at a partition boundary (the job was in %s)", job_stage(jb));
+        CUZK_INFO("job=%s event=cancel_requested stage=%s", jb->id, job_stage(jb));
+        atomic_store(&jb->cancel, 1);
+        stop_job(j, jb);
     }
     pthread_mutex_unlock(&j->lock);
     return rc;
@@ -788,24 +647,42 @@ void cuzk_jobs_drain(cuzk_jobs *j, double grace_s)
     j->draining = 1;
     double end = cuzk_now() + grace_s;
     while (j->n_queued + j->n_running > 0 && cuzk_now() < end) {
-        struct timespec ts = cuzk_deadline_in_ms(100);
+        struct timespec ts = deadline_in_ms(100);
         pthread_cond_timedwait(&j->changed, &j->lock, &ts);
     }
-    job *jb;
-    while ((jb = pop_queue(j)) != NULL) {
-        snprintf(jb->res.error, sizeof jb->res.error, "cancelled: the daemon is shutting down");
-        finish(j, jb, CUZK_JOB_CANCELLED);
-    }
-    for (jb = j->all; jb; jb = jb->next_all)
-        if (jb->state == ST_RUNNING)
+    /* finish() may drop other finished jobs from the list: look again
+     * from the start after each one. */
+    for (;;) {
+        job *jb = j->all;
+        while (jb &&
+               !(jb->state == ST_QUEUED || (jb->state == ST_RUNNING && !engine_job_stopped(jb))))
+            jb = jb->next_all;
+        if (!jb)
+            break;
+        if (jb->state == ST_QUEUED) {
+            snprintf(jb->res.error, sizeof jb->res.error, "cancelled: the daemon is shutting down");
             atomic_store(&jb->cancel, 1);
+            finish(j, jb, CUZK_JOB_CANCELLED);
+        } else {
+            snprintf(jb->res.error, sizeof jb->res.error,
+                     "cancelled at a partition boundary: the daemon is shutting down");
+            CUZK_INFO("job=%s event=cancel_requested stage=%s reason=shutdown", jb->id,
+                      job_stage(jb));
+            atomic_store(&jb->cancel, 1);
+            stop_job(j, jb);
+        }
+    }
+    /* Workers end the partitions they hold at their next boundary. */
+    while (j->n_running > 0)
+        pthread_cond_wait(&j->changed, &j->lock);
     pthread_mutex_unlock(&j->lock);
-    stop_workers(j);
+    engine_workers_stop(j);
 }
 
 cuzk_err cuzk_jobs_status_get(cuzk_jobs *j, cuzk_jobs_status *out)
 {
     memset(out, 0, sizeof *out);
+    uint64_t srs_bytes = engine_srs_bytes(j);
     pthread_mutex_lock(&j->lock);
     size_t n = j->n_queued + j->n_running;
     out->jobs = calloc(n ? n : 1, sizeof *out->jobs);
@@ -829,10 +706,14 @@ cuzk_err cuzk_jobs_status_get(cuzk_jobs *j, cuzk_jobs_status *out)
         snprintf(ji->job_id, sizeof ji->job_id, "%s", jb->id);
         ji->kind = jb->kind;
         ji->priority = jb->prio + 1;
-        ji->stage = jb->stage;
+        ji->stage = job_stage(jb);
         ji->partitions = jb->partitions;
         ji->partitions_done = jb->partitions_done;
         snprintf(ji->circuit_id, sizeof ji->circuit_id, "%s", jb->circuit_id);
+        for (uint32_t i = 0; i < jb->partitions; i++) {
+            ji->part_stage[i] = (uint8_t)jb->parts[i].stage;
+            ji->part_device[i] = (int8_t)jb->parts[i].device;
+        }
         cuzk_kind_stats *ks = &out->kinds[kind_index(jb->kind)];
         if (jb->state == ST_QUEUED)
             ks->pending++;
@@ -840,7 +721,28 @@ cuzk_err cuzk_jobs_status_get(cuzk_jobs *j, cuzk_jobs_status *out)
             ks->in_progress++;
     }
     out->draining = j->draining;
+    out->n_devices = j->n_devices;
+    for (size_t d = 0; d < j->n_devices; d++) {
+        const device *dv = &j->devices[d];
+        cuzk_jobs_device *o = &out->devices[d];
+        o->ordinal = dv->ordinal;
+        o->healthy = dv->healthy;
+        o->workers = dv->workers;
+        o->partitions = dv->partitions;
+        o->busy_s = dv->busy_s;
+        snprintf(o->error, sizeof o->error, "%s", dv->error);
+        if (dv->current) {
+            snprintf(o->current_job, sizeof o->current_job, "%s", dv->current->id);
+            o->current_kind = dv->current->kind;
+        }
+    }
+    out->synthesizing = j->n_synth;
+    out->ready = j->n_ready;
+    out->proving = j->n_prove;
+    out->finalizing = j->n_final;
     pthread_mutex_unlock(&j->lock);
+    cuzk_mem_stats_get(j->mem, &out->mem);
+    out->srs_bytes = srs_bytes;
     return CUZK_OK;
 }
 
@@ -872,6 +774,46 @@ void cuzk_jobs_metrics(cuzk_jobs *j, FILE *f)
         fprintf(f, "cuzk_queue_depth{kind=\"%s\",state=\"running\"} %u\n",
                 cuzk_kind_name(st.kinds[k].kind), st.kinds[k].in_progress);
     }
+    fprintf(f,
+            "# HELP cuzk_partitions Partitions in each stage of the pipeline.\n"
+            "# TYPE cuzk_partitions gauge\n"
+            "cuzk_partitions{stage=\"synthesis\"} %u\ncuzk_partitions{stage=\"ready\"} %u\n"
+            "cuzk_partitions{stage=\"prove\"} %u\ncuzk_partitions{stage=\"finalize\"} %u\n",
+            st.synthesizing, st.ready, st.proving, st.finalizing);
+    fprintf(f,
+            "# HELP cuzk_memory_bytes The memory budget and what counts against it: reserved "
+            "working sets, their allocated bytes, the resident SRS, and peaks.\n"
+            "# TYPE cuzk_memory_bytes gauge\n"
+            "cuzk_memory_bytes{what=\"budget\"} %llu\ncuzk_memory_bytes{what=\"reserved\"} %llu\n"
+            "cuzk_memory_bytes{what=\"reserved_peak\"} %llu\n"
+            "cuzk_memory_bytes{what=\"allocated\"} %llu\n"
+            "cuzk_memory_bytes{what=\"allocated_peak\"} %llu\n"
+            "cuzk_memory_bytes{what=\"srs\"} %llu\ncuzk_memory_bytes{what=\"rss_peak\"} %llu\n"
+            "# HELP cuzk_admissions_total Partitions admitted, and admissions refused for "
+            "memory (each retried later).\n"
+            "# TYPE cuzk_admissions_total counter\n"
+            "cuzk_admissions_total{outcome=\"admitted\"} %llu\n"
+            "cuzk_admissions_total{outcome=\"refused\"} %llu\n",
+            (unsigned long long)st.mem.budget, (unsigned long long)st.mem.reserved,
+            (unsigned long long)st.mem.peak_reserved, (unsigned long long)st.mem.allocated,
+            (unsigned long long)st.mem.peak_allocated, (unsigned long long)st.srs_bytes,
+            (unsigned long long)st.mem.peak_rss, (unsigned long long)st.mem.admissions,
+            (unsigned long long)st.mem.refusals);
+    fprintf(f, "# HELP cuzk_device_healthy Whether a prove device takes work (cpu = -1).\n"
+               "# TYPE cuzk_device_healthy gauge\n");
+    for (size_t d = 0; d < st.n_devices; d++)
+        fprintf(f, "cuzk_device_healthy{device=\"%d\"} %d\n", st.devices[d].ordinal,
+                st.devices[d].healthy);
+    fprintf(f, "# HELP cuzk_device_busy_seconds_total Time prove workers spent proving.\n"
+               "# TYPE cuzk_device_busy_seconds_total counter\n");
+    for (size_t d = 0; d < st.n_devices; d++)
+        fprintf(f, "cuzk_device_busy_seconds_total{device=\"%d\"} %.3f\n", st.devices[d].ordinal,
+                st.devices[d].busy_s);
+    fprintf(f, "# HELP cuzk_device_partitions_total Partitions proved per device.\n"
+               "# TYPE cuzk_device_partitions_total counter\n");
+    for (size_t d = 0; d < st.n_devices; d++)
+        fprintf(f, "cuzk_device_partitions_total{device=\"%d\"} %llu\n", st.devices[d].ordinal,
+                (unsigned long long)st.devices[d].partitions);
     cuzk_jobs_status_free(&st);
     fprintf(f, "# HELP cuzk_stage_seconds Duration of each stage of completed jobs.\n"
                "# TYPE cuzk_stage_seconds histogram\n");

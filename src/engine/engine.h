@@ -1,0 +1,158 @@
+/* What jobs.c (the jobs, their queues and the public calls) and pipeline.c
+ * (the worker threads of the three stages) share inside the engine.
+ *
+ * One mutex, `lock`, guards every field below that is not marked
+ * otherwise; one condition variable, `changed`, is broadcast on every
+ * change of state, and workers, awaiters and drain each re-check their own
+ * predicate. At the daemon's scale (hundreds of jobs, a few dozen threads)
+ * that keeps the protocol simple enough to be obviously right.
+ *
+ * Ownership: a job owns its partitions; a partition owns its buffers
+ * (witness, a/b/c, public inputs) and its memory reservation from the
+ * moment it is admitted until part_end(), which every path out of every
+ * stage goes through. A job ends (finish) only when none of its partitions
+ * is in flight, so an ended job holds no working memory. */
+#ifndef CUZK_ENGINE_INTERNAL_H
+#define CUZK_ENGINE_INTERNAL_H
+
+#include "cuzk/groth16.h"
+#include "cuzk/jobs.h"
+#include "cuzk/mem.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+enum { ST_QUEUED, ST_RUNNING, ST_DONE };
+enum { PREP_NONE, PREP_RUNNING, PREP_READY };
+enum { WIT_NONE, WIT_BUILDING, WIT_READY }; /* a synthetic job's shared witness */
+#define N_PRIO 4
+#define N_STAGES 6
+#define N_BUCKETS 16
+#define N_RECENT 4 /* circuits a device remembers having proved (SRS affinity) */
+
+typedef struct job job;
+
+typedef struct part {
+    job *jb;
+    uint32_t index;
+    int stage;         /* cuzk_part_stage */
+    struct part *next; /* in the ready, redo or final queue */
+    uint64_t seq;      /* admission order */
+    cuzk_fr *w;        /* the witness when the partition owns it */
+    size_t w_bytes;
+    cuzk_fr *abc; /* a, b, c: 3 x m */
+    size_t abc_bytes;
+    cuzk_fr *pub;         /* public inputs (ONE excluded), kept for verification */
+    uint64_t reserved;    /* bytes reserved at admission */
+    int attempts, device; /* prove attempts so far; device of the last one */
+    int oom_retried;      /* one retry after a device out-of-memory */
+    int builds_witness;   /* it builds its synthetic job's shared witness */
+    cuzk_proof proof;
+} part;
+
+struct job {
+    job *next_all, *next_q;
+    char id[CUZK_JOB_ID_MAX];
+    char request_id[CUZK_REQUEST_ID_MAX + 1];
+    int kind, prio; /* prio: 0..3 = LOW..CRITICAL */
+    char circuit_id[CUZK_SRS_ID_MAX + 1];
+    uint8_t **wit;
+    size_t *wit_size;
+    size_t n_wit;
+    uint64_t input_bytes; /* sum of wit_size */
+    uint64_t syn_n, syn_seed;
+    uint32_t syn_public;
+    int state;
+    int queued;        /* in its priority queue (partitions left to admit) */
+    atomic_int cancel; /* never goes back to 0 */
+    int failed;        /* a partition failed; res.error says why */
+    int prep;          /* PREP_*: SRS acquired and profile known when READY */
+    cuzk_srs_circuit *circ;
+    uint64_t part_bytes, job_bytes; /* the working-set profile */
+    int wit_state;                  /* WIT_* (SYNTHETIC) */
+    cuzk_fr *syn_w;                 /* the shared witness (SYNTHETIC) */
+    size_t syn_w_bytes;
+    uint64_t job_reserved;
+    part *parts;
+    uint32_t partitions, next_admit, inflight, partitions_done;
+    unsigned waiters;
+    double t_submit, t_start, t_end;
+    cuzk_job_result res;
+};
+
+/* A prove device: a GPU, or the CPU backend (ordinal -1). */
+typedef struct {
+    int ordinal;
+    int healthy;
+    unsigned workers, idle;
+    uint64_t partitions;
+    double busy_s;
+    char error[256];
+    const job *current;
+    char recent[N_RECENT][CUZK_SRS_ID_MAX + 1];
+    unsigned n_recent;
+} device;
+
+typedef struct {
+    cuzk_jobs *j;
+    int dev;          /* index into devices */
+    cuzk_backend *be; /* owned */
+    unsigned batch_max;
+    pthread_t thread;
+    int started;
+} prover;
+
+typedef struct {
+    cuzk_jobs *j;
+    pthread_t thread;
+    int started;
+} cpu_worker;
+
+typedef struct {
+    uint64_t count[N_BUCKETS + 1];
+    double sum;
+} histogram;
+
+struct cuzk_jobs {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    pthread_mutex_t gen_lock; /* one synthetic parameter generation at a time */
+    cuzk_jobs_config cfg;
+    char *param_dir, *backend;
+    cuzk_srs_manager *srs;
+    cuzk_mem *mem;
+    job *all;
+    job *qhead[N_PRIO], *qtail[N_PRIO]; /* jobs with partitions left to admit */
+    part *ready;                        /* by priority, then admission order */
+    part *redo;                         /* to synthesize again (a/b/c were consumed) */
+    part *final_head, *final_tail;
+    size_t n_queued, n_running, n_done;
+    uint64_t queued_bytes; /* witness bytes held by queued jobs */
+    uint32_t n_prep, n_synth, n_ready, n_prove, n_final;
+    uint64_t next_id, next_seq;
+    int draining, stopping;
+    uint64_t outcome[CUZK_JOBS_N_KINDS][3]; /* completed, failed, cancelled */
+    histogram hist[N_STAGES];
+    device devices[CUZK_JOBS_MAX_DEVICES];
+    size_t n_devices;
+    prover *provers;
+    size_t n_provers;
+    cpu_worker *synths, *finals;
+};
+
+/* jobs.c: bookkeeping, lock held. */
+void engine_part_end(cuzk_jobs *j, part *p, int stage);
+void engine_fail_job(cuzk_jobs *j, job *jb, const char *why);
+void engine_maybe_finish(cuzk_jobs *j, job *jb);
+int engine_job_stopped(const job *jb);
+cuzk_err engine_hook(cuzk_jobs *j, cuzk_hook_point pt, const job *jb, uint32_t partition,
+                     int device);
+uint64_t engine_to_ms(double s);
+
+/* pipeline.c: the workers. */
+cuzk_err engine_workers_start(cuzk_jobs *j);
+void engine_workers_stop(cuzk_jobs *j);  /* joins them */
+void engine_workers_free(cuzk_jobs *j);  /* closes the backends */
+uint64_t engine_srs_bytes(cuzk_jobs *j); /* resident SRS (lock not needed) */
+
+#endif

@@ -1,0 +1,840 @@
+/* The engine's pipeline (jobs.h): synthesis workers -> prove workers ->
+ * finalizers, with admission in front.
+ *
+ * Admission (next_task, lock held) walks the priority queues from CRITICAL
+ * down, FIFO within a level. A job seen for the first time is prepared by
+ * the worker that finds it (synthetic files generated if needed, the SRS
+ * acquired, the working-set profile computed); after that its partitions
+ * are admitted one at a time, each only when
+ *   - the pipeline has room: partitions in synthesis or waiting for a
+ *     prove worker stay below pipeline_depth (backpressure: the CPU never
+ *     runs further ahead of the GPUs than that), and
+ *   - the memory accountant can reserve the partition's profile next to the
+ *     resident SRS within the budget.
+ * When the job at the head cannot be admitted for memory, admission waits:
+ * lower priorities do not overtake it (they would starve it); nor do they
+ * while a job of a higher level is being prepared (its SRS load, a
+ * synthetic witness), though jobs behind it at its own level may. Partitions
+ * whose a, b, c were consumed by a failed prove attempt are synthesized
+ * again first (the redo list); they keep their reservation.
+ *
+ * Prove workers take ready partitions by priority, then admission order,
+ * preferring ones whose circuit last ran on their device (its bases are
+ * resident there) and leaving a partition to another idle device that has
+ * its circuit when they have not; up to max_batch_size partitions of one
+ * circuit are taken in a row. Errors: EINVAL is the job's fault (it fails);
+ * ENOMEM on a GPU halves the worker's batch and retries the partition once;
+ * anything else from a GPU marks the device unhealthy, its worker stops, and
+ * the partition is synthesized again for another device.
+ *
+ * Finalizers verify (verify_proofs) and encode the proof into the job's
+ * result. Every exit of every stage goes through engine_part_end, which
+ * frees the partition's memory and may end its job. */
+#define _GNU_SOURCE
+#include "cuzk/log.h"
+#include "cuzk/r1cs.h"
+#include "cuzk/synth.h"
+#include "cuzk/util.h"
+#include "engine/engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { T_PREPARE, T_SYNTH };
+
+typedef struct {
+    int what;
+    job *jb;
+    part *p;
+} task;
+
+static uint64_t srs_used(cuzk_jobs *j, uint64_t *unused_hot)
+{
+    cuzk_srs_info *list = NULL;
+    size_t n = 0;
+    cuzk_srs_totals t;
+    *unused_hot = 0;
+    if (cuzk_srs_snapshot(j->srs, &list, &n, &t))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (list[i].tier == CUZK_SRS_HOT && !list[i].ref_count && !list[i].loading)
+            *unused_hot += list[i].size_bytes;
+    free(list);
+    return t.used_bytes;
+}
+
+uint64_t engine_srs_bytes(cuzk_jobs *j)
+{
+    uint64_t unused;
+    return srs_used(j, &unused);
+}
+
+/* Demote every resident circuit no job uses, to make room for work. */
+static void evict_unused_srs(cuzk_jobs *j)
+{
+    cuzk_srs_info *list = NULL;
+    size_t n = 0;
+    cuzk_srs_totals t;
+    if (cuzk_srs_snapshot(j->srs, &list, &n, &t))
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (list[i].tier == CUZK_SRS_HOT && !list[i].ref_count && !list[i].loading) {
+            int was;
+            uint64_t freed;
+            uint32_t in_use;
+            if (cuzk_srs_evict(j->srs, list[i].id, &was, &freed, &in_use) == CUZK_OK)
+                CUZK_INFO("event=srs_evicted circuit=%s freed=%llu reason=memory_budget",
+                          list[i].id, (unsigned long long)freed);
+        }
+    free(list);
+}
+
+/* Reserve `need` bytes for work (or, commit == 0, only check that they
+ * fit), demoting unused SRS if that makes them fit. */
+static int reserve(cuzk_jobs *j, uint64_t need, int commit)
+{
+    uint64_t unused, used = srs_used(j, &unused);
+    if (commit ? cuzk_mem_try_reserve(j->mem, need, used) : cuzk_mem_fits(j->mem, need, used))
+        return 1;
+    if (unused && cuzk_mem_fits(j->mem, need, used - unused)) {
+        evict_unused_srs(j);
+        used = srs_used(j, &unused);
+        return commit ? cuzk_mem_try_reserve(j->mem, need, used)
+                      : cuzk_mem_fits(j->mem, need, used);
+    }
+    return 0;
+}
+
+static int healthy_devices(const cuzk_jobs *j)
+{
+    int n = 0;
+    for (size_t d = 0; d < j->n_devices; d++)
+        n += j->devices[d].healthy;
+    return n;
+}
+
+/* Bytes that acquiring circuit `id` would add to the resident SRS (0 when
+ * it is resident, or unknown yet). */
+static uint64_t srs_load_bytes(cuzk_jobs *j, const char *id)
+{
+    cuzk_srs_info *list = NULL;
+    size_t n = 0;
+    cuzk_srs_totals t;
+    uint64_t need = 0;
+    if (cuzk_srs_snapshot(j->srs, &list, &n, &t))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(list[i].id, id) && list[i].tier != CUZK_SRS_HOT && !list[i].loading)
+            need = list[i].size_bytes;
+    free(list);
+    return need;
+}
+
+/* Admit the job's next partition; lock held, reservation made. */
+static part *admit(cuzk_jobs *j, job *jb, uint64_t reserved)
+{
+    part *p = &jb->parts[jb->next_admit++];
+    if (jb->next_admit == jb->partitions) {
+        /* Nothing left to admit: out of the priority queue. */
+        job *prev = NULL;
+        for (job *q = j->qhead[jb->prio]; q; prev = q, q = q->next_q)
+            if (q == jb) {
+                if (prev)
+                    prev->next_q = q->next_q;
+                else
+                    j->qhead[jb->prio] = q->next_q;
+                if (j->qtail[jb->prio] == q)
+                    j->qtail[jb->prio] = prev;
+                break;
+            }
+        jb->next_q = NULL;
+        jb->queued = 0;
+    }
+    p->reserved = reserved;
+    p->seq = j->next_seq++;
+    p->stage = CUZK_PART_SYNTHESIS;
+    jb->inflight++;
+    return p;
+}
+
+/* The next thing a synthesis worker should do; lock held. 0: nothing now. */
+static int next_task(cuzk_jobs *j, task *t)
+{
+    if (j->redo) {
+        t->what = T_SYNTH;
+        t->p = j->redo;
+        t->jb = t->p->jb;
+        j->redo = t->p->next;
+        t->p->next = NULL;
+        return 1;
+    }
+    if (j->n_synth + j->n_ready >= j->cfg.pipeline_depth)
+        return 0;
+    for (int pr = N_PRIO - 1; pr >= 0; pr--) {
+        int busy = 0; /* a job of this level is being prepared */
+        for (job *jb = j->qhead[pr], *nx; jb; jb = nx) {
+            nx = jb->next_q;
+            if (engine_job_stopped(jb))
+                continue;
+            if (!healthy_devices(j)) {
+                engine_fail_job(j, jb, "no healthy prove device left (see status: devices)");
+                continue;
+            }
+            if (jb->prep == PREP_RUNNING ||
+                (jb->kind == CUZK_KIND_SYNTHETIC && jb->wit_state == WIT_BUILDING)) {
+                busy = 1; /* jobs behind it at its level may go ahead */
+                continue;
+            }
+            if (jb->prep == PREP_NONE) {
+                /* Its SRS must fit next to the work in flight. */
+                uint64_t load = srs_load_bytes(j, jb->circuit_id);
+                if (load && !reserve(j, load, 0))
+                    return 0;
+                if (jb->state == ST_QUEUED) {
+                    jb->state = ST_RUNNING;
+                    j->n_queued--;
+                    j->queued_bytes -= jb->input_bytes;
+                    j->n_running++;
+                    jb->t_start = cuzk_now();
+                    jb->res.queue_wait_ms = engine_to_ms(jb->t_start - jb->t_submit);
+                    CUZK_INFO("job=%s event=started kind=%s priority=%s", jb->id,
+                              cuzk_kind_name(jb->kind), cuzk_priority_name(jb->prio + 1));
+                }
+                jb->prep = PREP_RUNNING;
+                t->what = T_PREPARE;
+                t->jb = jb;
+                t->p = NULL;
+                return 1;
+            }
+            int builds_witness = jb->kind == CUZK_KIND_SYNTHETIC && jb->wit_state == WIT_NONE;
+            uint64_t need = jb->part_bytes + (builds_witness ? jb->job_bytes : 0);
+            if (!reserve(j, need, 1)) {
+                uint64_t unused, used = srs_used(j, &unused);
+                cuzk_mem_stats ms;
+                cuzk_mem_stats_get(j->mem, &ms);
+                if (ms.reserved == 0 && j->n_prep == 0 &&
+                    !cuzk_mem_fits(j->mem, need, used - unused)) {
+                    char why[512];
+                    snprintf(why, sizeof why,
+                             "a partition of circuit %s needs %llu bytes of working memory; with "
+                             "%llu bytes of its SRS resident that exceeds the memory budget of "
+                             "%llu bytes (memory.budget)",
+                             jb->circuit_id, (unsigned long long)need,
+                             (unsigned long long)(used - unused), (unsigned long long)ms.budget);
+                    engine_fail_job(j, jb, why);
+                    continue;
+                }
+                return 0; /* wait: strict priority */
+            }
+            t->what = T_SYNTH;
+            t->jb = jb;
+            t->p = admit(j, jb, jb->part_bytes);
+            if (builds_witness) {
+                jb->wit_state = WIT_BUILDING;
+                jb->job_reserved = jb->job_bytes;
+                t->p->builds_witness = 1;
+            }
+            return 1;
+        }
+        /* Lower levels wait until this one's preparations are done, so a
+         * higher-priority job never finds its pipeline filled by lower ones. */
+        if (busy)
+            return 0;
+    }
+    return 0;
+}
+
+/* The synthetic circuit's files, generated into the parameter folder when
+ * missing (setup with fresh toxic waste: fine for a test circuit). */
+static cuzk_err ensure_synthetic(cuzk_jobs *j, job *jb)
+{
+    pthread_mutex_lock(&j->gen_lock);
+    cuzk_err rc = CUZK_OK;
+    if (!cuzk_srs_known(j->srs, jb->circuit_id)) {
+        char pce_path[4096], params_path[4096], vk_path[4096];
+        snprintf(pce_path, sizeof pce_path, "%s/%s.pce", j->param_dir, jb->circuit_id);
+        snprintf(params_path, sizeof params_path, "%s/%s.params", j->param_dir, jb->circuit_id);
+        snprintf(vk_path, sizeof vk_path, "%s/%s.vk", j->param_dir, jb->circuit_id);
+        CUZK_INFO("job=%s event=generate circuit=%s folder=%s", jb->id, jb->circuit_id,
+                  j->param_dir);
+        double t = cuzk_now();
+        cuzk_synth_params sp = {jb->syn_n, jb->syn_public, jb->syn_seed};
+        cuzk_r1cs *cs = NULL;
+        cuzk_pce *pce = NULL;
+        rc = cuzk_synth_build(&sp, 0, &cs);
+        if (!rc)
+            rc = cuzk_pce_from_r1cs(&pce, cs);
+        cuzk_r1cs_free(cs);
+        if (!rc)
+            rc = cuzk_pce_write(pce, pce_path);
+        if (!rc)
+            rc = cuzk_groth16_setup(pce, params_path, vk_path, NULL, NULL);
+        cuzk_pce_free(pce);
+        if (rc)
+            cuzk_fail_ctx(rc, "generating synthetic circuit %s: ", jb->circuit_id);
+        else
+            CUZK_INFO("job=%s event=generated circuit=%s time_s=%.3f", jb->id, jb->circuit_id,
+                      cuzk_now() - t);
+    }
+    pthread_mutex_unlock(&j->gen_lock);
+    return rc;
+}
+
+/* Prepare a job (no lock): its circuit resident and its profile. */
+static cuzk_err prepare(cuzk_jobs *j, job *jb)
+{
+    if (jb->kind != CUZK_KIND_GENERIC_R1CS && jb->kind != CUZK_KIND_SYNTHETIC)
+        return cuzk_fail(CUZK_EUNSUPPORTED,
+                         "proof kind %s: circuit not available yet (this daemon proves "
+                         "GENERIC_R1CS and SYNTHETIC jobs)",
+                         cuzk_kind_name(jb->kind));
+    if (jb->kind == CUZK_KIND_SYNTHETIC)
+        CUZK_TRY(ensure_synthetic(j, jb));
+    cuzk_srs_circuit *circ = NULL;
+    CUZK_TRY(cuzk_srs_acquire(j->srs, jb->circuit_id, &circ, NULL));
+    const cuzk_pce *pce = circ->pce;
+    size_t per = pce->n_inputs - 1, parts = jb->partitions;
+    uint64_t m = (uint64_t)1 << pce->log_domain, n_vars = pce->n_inputs + pce->n_aux;
+    jb->res.proof = calloc(parts, CUZK_PROOF_BYTES);
+    jb->res.public_inputs = malloc(parts * per * 32 + 1);
+    if (!jb->res.proof || !jb->res.public_inputs) {
+        cuzk_srs_release(j->srs, circ);
+        return cuzk_fail(CUZK_ENOMEM, "out of memory for %zu proofs", parts);
+    }
+    jb->res.inputs_per_partition = per;
+    jb->circ = circ;
+    /* The working set: a, b, c, plus the witness (per partition when it
+     * comes with the request; once per job for a synthetic circuit). */
+    jb->part_bytes = 3 * m * sizeof(cuzk_fr);
+    if (jb->kind == CUZK_KIND_SYNTHETIC)
+        jb->job_bytes = n_vars * sizeof(cuzk_fr);
+    else
+        jb->part_bytes += n_vars * sizeof(cuzk_fr);
+    return CUZK_OK;
+}
+
+/* The synthetic job's witness, built by its first partition. */
+static cuzk_err build_synthetic_witness(cuzk_jobs *j, job *jb)
+{
+    cuzk_synth_params sp = {jb->syn_n, jb->syn_public, jb->syn_seed};
+    cuzk_fr *w = NULL;
+    size_t n = 0;
+    CUZK_TRY(cuzk_synth_witness(&sp, &w, &n));
+    jb->syn_w = w;
+    jb->syn_w_bytes = n * sizeof(cuzk_fr);
+    cuzk_mem_charge(j->mem, jb->syn_w_bytes);
+    return CUZK_OK;
+}
+
+/* Synthesis of one partition (no lock): witness, a, b, c. */
+static cuzk_err synthesize(cuzk_jobs *j, part *p, int builds_witness)
+{
+    job *jb = p->jb;
+    const cuzk_pce *pce = jb->circ->pce;
+    CUZK_TRY(engine_hook(j, CUZK_HOOK_SYNTHESIS, jb, p->index, -1));
+    if (builds_witness)
+        CUZK_TRY(build_synthetic_witness(j, jb));
+    if (jb->kind == CUZK_KIND_GENERIC_R1CS && !p->w) {
+        char name[64];
+        snprintf(name, sizeof name, "witness %u", p->index);
+        uint32_t ni;
+        uint64_t na;
+        cuzk_fr *w = NULL;
+        CUZK_TRY(cuzk_witness_parse(jb->wit[p->index], jb->wit_size[p->index], name, &w, &ni, &na));
+        p->w = w;
+        p->w_bytes = (size_t)(ni + na) * sizeof(cuzk_fr);
+        cuzk_mem_charge(j->mem, p->w_bytes);
+        if (ni != pce->n_inputs || na != pce->n_aux)
+            return cuzk_fail(CUZK_EINVAL,
+                             "%s has %u inputs and %llu aux; circuit %s has %u inputs and %llu aux",
+                             name, ni, (unsigned long long)na, jb->circuit_id, pce->n_inputs,
+                             (unsigned long long)pce->n_aux);
+    }
+    const cuzk_fr *w = p->w ? p->w : jb->syn_w;
+    size_t m = (size_t)1 << pce->log_domain;
+    if (!p->abc) {
+        CUZK_TRY(engine_hook(j, CUZK_HOOK_ALLOC, jb, p->index, -1));
+        void *abc = NULL;
+        CUZK_TRY(cuzk_mem_alloc(j->mem, 3 * m * sizeof(cuzk_fr), 1, "a, b, c", &abc));
+        p->abc = abc;
+        p->abc_bytes = 3 * m * sizeof(cuzk_fr);
+    } else {
+        memset(p->abc, 0, p->abc_bytes); /* again, after a failed prove attempt */
+    }
+    CUZK_TRY(cuzk_groth16_abc(pce, w, p->abc, p->abc + m, p->abc + 2 * m));
+    if (!p->pub && pce->n_inputs > 1) {
+        p->pub = malloc((pce->n_inputs - 1) * sizeof(cuzk_fr));
+        if (!p->pub)
+            return cuzk_fail(CUZK_ENOMEM, "out of memory for the public inputs");
+        memcpy(p->pub, w + 1, (pce->n_inputs - 1) * sizeof(cuzk_fr));
+    }
+    return CUZK_OK;
+}
+
+/* Put a synthesized partition in the ready list: priority, then age. */
+static void ready_insert(cuzk_jobs *j, part *p)
+{
+    part **pp = &j->ready;
+    while (*pp && ((*pp)->jb->prio > p->jb->prio ||
+                   ((*pp)->jb->prio == p->jb->prio && (*pp)->seq < p->seq)))
+        pp = &(*pp)->next;
+    p->next = *pp;
+    *pp = p;
+    p->stage = CUZK_PART_READY;
+    j->n_ready++;
+}
+
+/* Fail the job of p with the current error message, naming the partition. */
+static void fail_with_errmsg(cuzk_jobs *j, part *p, cuzk_err rc, const char *msg)
+{
+    char why[1100];
+    snprintf(why, sizeof why, "partition %u: %.1000s (%s)", p->index, msg, cuzk_err_name(rc));
+    engine_fail_job(j, p->jb, why);
+}
+
+static void *synthesis_main(void *arg)
+{
+    cpu_worker *wk = arg;
+    cuzk_jobs *j = wk->j;
+    pthread_mutex_lock(&j->lock);
+    for (;;) {
+        task t;
+        int have = 0;
+        while (!j->stopping && !(have = next_task(j, &t)))
+            pthread_cond_wait(&j->changed, &j->lock);
+        if (!have)
+            break;
+        job *jb = t.jb;
+        char msg[1024];
+        if (t.what == T_PREPARE) {
+            j->n_prep++;
+            pthread_mutex_unlock(&j->lock);
+            double t0 = cuzk_now();
+            cuzk_err rc = prepare(j, jb);
+            snprintf(msg, sizeof msg, "%s", cuzk_errmsg());
+            pthread_mutex_lock(&j->lock);
+            j->n_prep--;
+            jb->res.srs_load_ms = engine_to_ms(cuzk_now() - t0);
+            jb->prep = PREP_READY;
+            if (rc) {
+                char why[1100];
+                snprintf(why, sizeof why, "%s (%s)", msg, cuzk_err_name(rc));
+                engine_fail_job(j, jb, why);
+            }
+            engine_maybe_finish(j, jb);
+            pthread_cond_broadcast(&j->changed);
+            continue;
+        }
+        part *p = t.p;
+        int builds_witness = p->builds_witness;
+        p->builds_witness = 0;
+        p->stage = CUZK_PART_SYNTHESIS;
+        j->n_synth++;
+        pthread_mutex_unlock(&j->lock);
+        double t0 = cuzk_now();
+        cuzk_err rc = engine_job_stopped(jb) ? CUZK_OK : synthesize(j, p, builds_witness);
+        snprintf(msg, sizeof msg, "%s", cuzk_errmsg());
+        pthread_mutex_lock(&j->lock);
+        j->n_synth--;
+        jb->res.synthesis_ms += engine_to_ms(cuzk_now() - t0);
+        if (builds_witness)
+            jb->wit_state = jb->syn_w ? WIT_READY : WIT_NONE;
+        if (rc) {
+            fail_with_errmsg(j, p, rc, msg);
+            engine_part_end(j, p, CUZK_PART_FAILED);
+        } else if (engine_job_stopped(jb)) {
+            engine_part_end(j, p, CUZK_PART_CANCELLED);
+        } else {
+            ready_insert(j, p);
+        }
+        pthread_cond_broadcast(&j->changed);
+    }
+    pthread_mutex_unlock(&j->lock);
+    return NULL;
+}
+
+static int recent_on(const device *d, const job *jb)
+{
+    for (unsigned i = 0; i < d->n_recent && i < N_RECENT; i++)
+        if (!strcmp(d->recent[i], jb->circuit_id))
+            return 1;
+    return 0;
+}
+
+static void remember(device *d, const job *jb)
+{
+    if (recent_on(d, jb))
+        return;
+    snprintf(d->recent[d->n_recent % N_RECENT], sizeof d->recent[0], "%s", jb->circuit_id);
+    d->n_recent++;
+}
+
+/* Another idle healthy device that has jb's circuit resident. */
+static int other_idle_has(const cuzk_jobs *j, int self, const job *jb)
+{
+    for (size_t d = 0; d < j->n_devices; d++)
+        if ((int)d != self && j->devices[d].healthy && j->devices[d].idle &&
+            recent_on(&j->devices[d], jb))
+            return 1;
+    return 0;
+}
+
+static void ready_unlink(cuzk_jobs *j, part *p)
+{
+    for (part **pp = &j->ready; *pp; pp = &(*pp)->next)
+        if (*pp == p) {
+            *pp = p->next;
+            p->next = NULL;
+            j->n_ready--;
+            return;
+        }
+}
+
+/* Take up to `max` ready partitions for a worker of device d; lock held. */
+static size_t pick_batch(cuzk_jobs *j, int d, part **out, size_t max, size_t have)
+{
+    device *dv = &j->devices[d];
+    if (!j->ready)
+        return have;
+    if (!have) {
+        int top = j->ready->jb->prio;
+        part *pick = NULL;
+        for (part *p = j->ready; p && p->jb->prio == top; p = p->next)
+            if (recent_on(dv, p->jb)) {
+                pick = p;
+                break;
+            }
+        if (!pick) {
+            if (other_idle_has(j, d, j->ready->jb))
+                return 0; /* leave it to the device that has its SRS */
+            pick = j->ready;
+        }
+        ready_unlink(j, pick);
+        out[have++] = pick;
+    }
+    for (part *p = j->ready, *nx; p && have < max; p = nx) {
+        nx = p->next;
+        if (p->jb->circ == out[0]->jb->circ) {
+            ready_unlink(j, p);
+            out[have++] = p;
+        }
+    }
+    return have;
+}
+
+/* Send a partition whose a, b, c were consumed back to synthesis. */
+static void redo(cuzk_jobs *j, part *p)
+{
+    p->stage = CUZK_PART_SYNTHESIS;
+    p->next = j->redo;
+    j->redo = p;
+}
+
+static void device_failed(cuzk_jobs *j, device *dv, const char *msg)
+{
+    if (!dv->healthy)
+        return;
+    dv->healthy = 0;
+    snprintf(dv->error, sizeof dv->error, "%.255s", msg);
+    CUZK_ERROR("event=device_unhealthy device=%d error=\"%s\"", dv->ordinal, msg);
+    if (healthy_devices(j))
+        return;
+    /* Nowhere left to prove: everything waiting fails. */
+    while (j->ready) {
+        part *p = j->ready;
+        ready_unlink(j, p);
+        engine_fail_job(j, p->jb, "no healthy prove device left (see status: devices)");
+        engine_part_end(j, p, CUZK_PART_FAILED);
+    }
+}
+
+#define MAX_BATCH 64
+
+static void *prover_main(void *arg)
+{
+    prover *pw = arg;
+    cuzk_jobs *j = pw->j;
+    device *dv = &j->devices[pw->dev];
+    pthread_mutex_lock(&j->lock);
+    while (dv->healthy) {
+        part *batch[MAX_BATCH];
+        size_t max = pw->batch_max < MAX_BATCH ? pw->batch_max : MAX_BATCH, n = 0;
+        dv->idle++;
+        while (!j->stopping && dv->healthy && !(n = pick_batch(j, pw->dev, batch, max, 0)))
+            pthread_cond_wait(&j->changed, &j->lock);
+        /* A batch that is not full waits up to max_batch_wait_ms for more. */
+        if (n && n < max && j->cfg.max_batch_wait_ms) {
+            double end = cuzk_now() + j->cfg.max_batch_wait_ms / 1000.0;
+            while (n < max && !j->stopping && cuzk_now() < end) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_nsec += 2000000;
+                ts.tv_sec += ts.tv_nsec / 1000000000L;
+                ts.tv_nsec %= 1000000000L;
+                pthread_cond_timedwait(&j->changed, &j->lock, &ts);
+                n = pick_batch(j, pw->dev, batch, max, n);
+            }
+        }
+        dv->idle--;
+        if (!n)
+            break;
+        for (size_t i = 0; i < n; i++) {
+            batch[i]->stage = CUZK_PART_PROVE;
+            batch[i]->device = dv->ordinal;
+        }
+        j->n_prove += (uint32_t)n;
+        for (size_t i = 0; i < n; i++) {
+            part *p = batch[i];
+            job *jb = p->jb;
+            if (engine_job_stopped(jb) || !dv->healthy) {
+                j->n_prove--;
+                if (engine_job_stopped(jb))
+                    engine_part_end(j, p, CUZK_PART_CANCELLED);
+                else
+                    redo(j, p);
+                continue;
+            }
+            dv->current = jb;
+            remember(dv, jb);
+            p->attempts++;
+            pthread_mutex_unlock(&j->lock);
+            const cuzk_pce *pce = jb->circ->pce;
+            cuzk_groth16_shape sh = {pce->log_domain, pce->n_inputs,  pce->n_aux,
+                                     pce->a_density,  pce->b_density, NULL};
+            size_t m = (size_t)1 << pce->log_domain;
+            const cuzk_fr *w = p->w ? p->w : jb->syn_w;
+            double t0 = cuzk_now();
+            cuzk_err rc = engine_hook(j, CUZK_HOOK_PROVE, jb, p->index, dv->ordinal);
+            if (!rc)
+                rc = cuzk_groth16_prove_abc(pw->be, jb->circ->params, &sh, w, p->abc, p->abc + m,
+                                            p->abc + 2 * m, NULL, NULL, &p->proof, NULL);
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", cuzk_errmsg());
+            double dt = cuzk_now() - t0;
+            pthread_mutex_lock(&j->lock);
+            j->n_prove--;
+            dv->current = NULL;
+            dv->busy_s += dt;
+            jb->res.prove_ms += engine_to_ms(dt);
+            if (!rc) {
+                dv->partitions++;
+                /* The working set is done with: free it before finalizing. */
+                cuzk_mem_release(j->mem, p->w, p->w_bytes);
+                cuzk_mem_release(j->mem, p->abc, p->abc_bytes);
+                p->w = p->abc = NULL;
+                cuzk_mem_unreserve(j->mem, p->reserved);
+                p->reserved = 0;
+                if (engine_job_stopped(jb)) {
+                    engine_part_end(j, p, CUZK_PART_CANCELLED);
+                } else {
+                    p->stage = CUZK_PART_FINALIZE;
+                    if (j->final_tail)
+                        j->final_tail->next = p;
+                    else
+                        j->final_head = p;
+                    j->final_tail = p;
+                    j->n_final++;
+                }
+            } else if (rc == CUZK_EINVAL || dv->ordinal < 0 ||
+                       (rc == CUZK_ENOMEM && p->oom_retried)) {
+                fail_with_errmsg(j, p, rc, msg);
+                engine_part_end(j, p, CUZK_PART_FAILED);
+            } else if (rc == CUZK_ENOMEM) {
+                /* Device out of memory: smaller batches, one more try. */
+                pw->batch_max = pw->batch_max > 1 ? pw->batch_max / 2 : 1;
+                p->oom_retried = 1;
+                CUZK_WARN("job=%s event=device_oom device=%d partition=%u batch_max=%u "
+                          "error=\"%s\"",
+                          jb->id, dv->ordinal, p->index, pw->batch_max, msg);
+                if (engine_job_stopped(jb))
+                    engine_part_end(j, p, CUZK_PART_CANCELLED);
+                else
+                    redo(j, p);
+            } else {
+                char why[1100];
+                snprintf(why, sizeof why, "%s (%s)", msg, cuzk_err_name(rc));
+                device_failed(j, dv, why);
+                if (engine_job_stopped(jb))
+                    engine_part_end(j, p, CUZK_PART_CANCELLED);
+                else if (p->attempts > (int)j->n_devices || !healthy_devices(j)) {
+                    fail_with_errmsg(j, p, rc, msg);
+                    engine_part_end(j, p, CUZK_PART_FAILED);
+                } else {
+                    CUZK_WARN("job=%s event=retry partition=%u reason=device_error device=%d",
+                              jb->id, p->index, dv->ordinal);
+                    redo(j, p);
+                }
+            }
+            pthread_cond_broadcast(&j->changed);
+        }
+    }
+    pthread_cond_broadcast(&j->changed);
+    pthread_mutex_unlock(&j->lock);
+    return NULL;
+}
+
+static void *finalizer_main(void *arg)
+{
+    cpu_worker *wk = arg;
+    cuzk_jobs *j = wk->j;
+    pthread_mutex_lock(&j->lock);
+    for (;;) {
+        while (!j->stopping && !j->final_head)
+            pthread_cond_wait(&j->changed, &j->lock);
+        part *p = j->final_head;
+        if (!p)
+            break;
+        j->final_head = p->next;
+        if (!j->final_head)
+            j->final_tail = NULL;
+        p->next = NULL;
+        /* n_final stays counted while it is worked on. */
+        job *jb = p->jb;
+        pthread_mutex_unlock(&j->lock);
+        cuzk_err rc = CUZK_OK;
+        double t0 = cuzk_now();
+        if (!engine_job_stopped(jb)) {
+            rc = engine_hook(j, CUZK_HOOK_FINALIZE, jb, p->index, -1);
+            size_t per = jb->circ->pce->n_inputs - 1;
+            if (!rc && j->cfg.verify_proofs) {
+                rc = cuzk_groth16_verify(jb->circ->vk, p->pub, per, &p->proof);
+                if (rc == CUZK_EVERIFY)
+                    cuzk_fail(rc, "the proof did not verify (verify_proofs = true)");
+            }
+            if (!rc) {
+                cuzk_proof_encode(jb->res.proof + (size_t)p->index * CUZK_PROOF_BYTES, &p->proof);
+                for (size_t i = 0; i < per; i++)
+                    cuzk_fr_to_bytes_le(jb->res.public_inputs + ((size_t)p->index * per + i) * 32,
+                                        &p->pub[i]);
+            }
+        }
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", cuzk_errmsg());
+        pthread_mutex_lock(&j->lock);
+        j->n_final--;
+        jb->res.verify_ms += engine_to_ms(cuzk_now() - t0);
+        if (rc) {
+            fail_with_errmsg(j, p, rc, msg);
+            engine_part_end(j, p, CUZK_PART_FAILED);
+        } else {
+            engine_part_end(j, p, engine_job_stopped(jb) ? CUZK_PART_CANCELLED : CUZK_PART_DONE);
+        }
+    }
+    pthread_mutex_unlock(&j->lock);
+    return NULL;
+}
+
+/* Devices from the configuration: the CPU backend is one device (ordinal
+ * -1), or one lane per configured ordinal; a CUDA backend gets the
+ * configured GPUs, all visible ones, or the one its name pins. */
+static cuzk_err plan_devices(cuzk_jobs *j, const cuzk_jobs_config *cfg)
+{
+    const char *be = j->backend;
+    int pinned = -1;
+    const char *colon = strchr(be, ':');
+    if (colon)
+        pinned = atoi(colon + 1);
+    int cpu = !strcmp(be, "cpu") || (!strcmp(be, "auto") && cuzk_backend_gpus() <= 0);
+    int visible = cuzk_backend_gpus();
+    if (colon) {
+        j->devices[0].ordinal = pinned;
+        j->n_devices = 1;
+    } else if (cfg->n_gpu_devices) {
+        for (size_t i = 0; i < cfg->n_gpu_devices; i++)
+            j->devices[i].ordinal = cfg->gpu_devices[i];
+        j->n_devices = cfg->n_gpu_devices;
+    } else if (cpu || visible <= 0) {
+        j->devices[0].ordinal = -1;
+        j->n_devices = 1;
+    } else {
+        j->n_devices = visible < CUZK_JOBS_MAX_DEVICES ? (size_t)visible : CUZK_JOBS_MAX_DEVICES;
+        for (size_t i = 0; i < j->n_devices; i++)
+            j->devices[i].ordinal = (int)i;
+    }
+    for (size_t d = 0; d < j->n_devices; d++) {
+        j->devices[d].healthy = 1;
+        j->devices[d].workers = cfg->workers;
+    }
+    return CUZK_OK;
+}
+
+cuzk_err engine_workers_start(cuzk_jobs *j)
+{
+    const cuzk_jobs_config *cfg = &j->cfg;
+    CUZK_TRY(plan_devices(j, cfg));
+    j->n_provers = j->n_devices * cfg->workers;
+    if (!j->cfg.pipeline_depth)
+        j->cfg.pipeline_depth = 2 * (unsigned)j->n_provers;
+    j->provers = calloc(j->n_provers, sizeof *j->provers);
+    j->synths = calloc(cfg->synthesis_workers, sizeof *j->synths);
+    j->finals = calloc(cfg->finalizers, sizeof *j->finals);
+    if (!j->provers || !j->synths || !j->finals)
+        return cuzk_fail(CUZK_ENOMEM, "jobs: out of memory");
+    for (size_t i = 0; i < j->n_provers; i++) {
+        prover *pw = &j->provers[i];
+        pw->j = j;
+        pw->dev = (int)(i / cfg->workers);
+        pw->batch_max = cfg->max_batch_size;
+        int ord = j->devices[pw->dev].ordinal;
+        const char *name = strchr(j->backend, ':') ? "cuda" : j->backend;
+        CUZK_TRY(cuzk_backend_open_on(name, ord < 0 ? 0 : ord, &pw->be));
+    }
+    for (size_t i = 0; i < j->n_provers; i++) {
+        if (pthread_create(&j->provers[i].thread, NULL, prover_main, &j->provers[i]))
+            return cuzk_fail(CUZK_EINTERNAL, "jobs: cannot start prove worker %zu", i);
+        j->provers[i].started = 1;
+    }
+    for (unsigned i = 0; i < cfg->synthesis_workers; i++) {
+        j->synths[i].j = j;
+        if (pthread_create(&j->synths[i].thread, NULL, synthesis_main, &j->synths[i]))
+            return cuzk_fail(CUZK_EINTERNAL, "jobs: cannot start synthesis worker %u", i);
+        j->synths[i].started = 1;
+    }
+    for (unsigned i = 0; i < cfg->finalizers; i++) {
+        j->finals[i].j = j;
+        if (pthread_create(&j->finals[i].thread, NULL, finalizer_main, &j->finals[i]))
+            return cuzk_fail(CUZK_EINTERNAL, "jobs: cannot start finalizer %u", i);
+        j->finals[i].started = 1;
+    }
+    CUZK_INFO("engine: backend=%s devices=%zu prove_workers=%zu synthesis_workers=%u "
+              "finalizers=%u pipeline_depth=%u max_batch_size=%u memory_budget=%llu",
+              j->backend, j->n_devices, j->n_provers, cfg->synthesis_workers, cfg->finalizers,
+              j->cfg.pipeline_depth, cfg->max_batch_size, (unsigned long long)cfg->memory_budget);
+    return CUZK_OK;
+}
+
+void engine_workers_free(cuzk_jobs *j)
+{
+    for (size_t i = 0; j->provers && i < j->n_provers; i++)
+        if (j->provers[i].be)
+            cuzk_backend_close(j->provers[i].be);
+    free(j->provers);
+    free(j->synths);
+    free(j->finals);
+    j->provers = NULL;
+    j->synths = j->finals = NULL;
+}
+
+void engine_workers_stop(cuzk_jobs *j)
+{
+    pthread_mutex_lock(&j->lock);
+    j->stopping = 1;
+    pthread_cond_broadcast(&j->changed);
+    pthread_mutex_unlock(&j->lock);
+    for (size_t i = 0; j->synths && i < j->cfg.synthesis_workers; i++)
+        if (j->synths[i].started) {
+            pthread_join(j->synths[i].thread, NULL);
+            j->synths[i].started = 0;
+        }
+    for (size_t i = 0; j->provers && i < j->n_provers; i++)
+        if (j->provers[i].started) {
+            pthread_join(j->provers[i].thread, NULL);
+            j->provers[i].started = 0;
+        }
+    for (size_t i = 0; j->finals && i < j->cfg.finalizers; i++)
+        if (j->finals[i].started) {
+            pthread_join(j->finals[i].thread, NULL);
+            j->finals[i].started = 0;
+        }
+}
