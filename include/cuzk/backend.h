@@ -61,6 +61,11 @@ typedef struct {
     /* Optional: device time of the last operation (seconds, from device
      * events): host<->device copies and the span of its kernels. */
     void (*last_device_time)(const cuzk_backend *be, double *copy_s, double *kernel_s);
+    /* Optional (device backends): keep the bases host[0..n) (elem bytes
+     * each) on the device for good, so later MSMs over them never read the
+     * host copy (gpu.h cuzk_gpu_bases_pin); and whether they are so kept. */
+    cuzk_err (*pin_bases)(cuzk_backend *be, const void *host, size_t n, size_t elem);
+    int (*bases_pinned)(cuzk_backend *be, const void *host, size_t n, size_t elem);
 } cuzk_backend_ops;
 
 struct cuzk_backend {

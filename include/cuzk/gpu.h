@@ -105,10 +105,18 @@ cuzk_err cuzk_gpu_msm_g2(cuzk_gpu *g, blst_p2 *out, const blst_p2_affine *bases,
  * frees it. With any other h it uploads as cuzk_gpu_msm_g1 does, except
  * after cuzk_gpu_compute_h_resident, whose h exists on the device only:
  * then another array or a larger n is EINVAL. */
-cuzk_err cuzk_gpu_msm_g1_h(cuzk_gpu *g, blst_p1 *out, const blst_p1_affine *bases,
-                           size_t n_bases, const cuzk_fr *h, size_t n);
-/* Drop the resident bases (they are re-uploaded on next use). */
+cuzk_err cuzk_gpu_msm_g1_h(cuzk_gpu *g, blst_p1 *out, const blst_p1_affine *bases, size_t n_bases,
+                           const cuzk_fr *h, size_t n);
+/* Drop the resident bases, pinned ones too (they are re-uploaded from the
+ * host on next use). */
 void cuzk_gpu_msm_forget(cuzk_gpu *g);
+/* Keep the bases host[0..n) (elem bytes each: a G1 or G2 affine point) on
+ * the device for good: uploaded now unless resident, never evicted, and
+ * found again by address, count and size alone, so the host copy may be
+ * released afterwards (params.h cuzk_params_release_host). ENOMEM when the
+ * device cannot hold them (or every resident set is pinned). */
+cuzk_err cuzk_gpu_bases_pin(cuzk_gpu *g, const void *host, size_t n, size_t elem);
+int cuzk_gpu_bases_pinned(cuzk_gpu *g, const void *host, size_t n, size_t elem);
 /* Upload a proof's witness w[0..n) once for its several MSMs: until _clear
  * (or the next _set), an MSM whose scalars lie inside w reads the device
  * copy instead of uploading them again. The caller must not change w in

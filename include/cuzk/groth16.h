@@ -56,6 +56,15 @@ cuzk_err cuzk_groth16_prove_batch(cuzk_backend *be, const cuzk_params *params, c
                                   const cuzk_fr *s, cuzk_proof *out, cuzk_prove_timings *timings,
                                   size_t *n_done);
 
+/* Keep the five query arrays of params (h, l, a, b_g1, b_g2) on the
+ * backend's device for good: uploaded now unless resident, never evicted,
+ * so that proofs on this backend no longer read them from the host and
+ * their host copy may be released (params.h cuzk_params_release_host).
+ * EUNSUPPORTED on a host-only backend; ENOMEM when the device cannot hold
+ * them. _on_device: whether all five are kept there. */
+cuzk_err cuzk_groth16_params_to_device(cuzk_backend *be, const cuzk_params *params);
+int cuzk_groth16_params_on_device(cuzk_backend *be, const cuzk_params *params);
+
 /* The basis of the H query, told apart by its length: bellperson's
  * tau^i Z(tau)/delta has m - 1 points; snarkjs's basis (zkey files, and
  * parameters converted from them) has m, one per point of the odd coset of

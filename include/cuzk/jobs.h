@@ -166,7 +166,12 @@ typedef struct {
      * (bytes, 0 = unlimited); the SRS manager's bytes count against it. */
     uint64_t memory_budget;
     unsigned mem_sample_ms; /* RSS sampling interval (default 50) */
-    cuzk_jobs_hook hook;    /* tests only; NULL in production */
+    /* GPU backends: once every prove worker keeps a circuit's parameters on
+     * its device (pinned there on first use), release their host copy
+     * (srs.h cuzk_srs_release_host): the SRS then costs device memory only.
+     * Needs one prove worker per GPU (each worker keeps its own copy). */
+    int srs_device_only;
+    cuzk_jobs_hook hook; /* tests only; NULL in production */
     void *hook_ctx;
 } cuzk_jobs_config;
 
@@ -239,6 +244,8 @@ typedef struct {
     int current_kind;
     uint64_t partitions; /* proved here */
     double busy_s;       /* time its workers spent proving */
+    double device_s;     /* device time of those proofs (copies and kernels, from
+                            device events; 0 on the CPU backend) */
     char error[256];     /* why it was marked unhealthy */
 } cuzk_jobs_device;
 

@@ -36,7 +36,20 @@ typedef struct {
     size_t n_h, n_l, n_a, n_b_g1, n_b_g2;
     blst_p1_affine *h, *l, *a, *b_g1;
     blst_p2_affine *b_g2;
+    /* The query arrays' host pages were given back (cuzk_params_release_host):
+     * the points live on the devices that keep them only. */
+    int host_released;
 } cuzk_params;
+
+/* Give the host memory of the five query arrays (h, l, a, b_g1, b_g2) back
+ * to the system once the devices that will prove with them keep them
+ * (groth16.h cuzk_groth16_params_to_device): their whole pages are dropped
+ * and made inaccessible while the addresses stay reserved, so the arrays
+ * keep their identity (devices find their copies by address) and a stray
+ * host read faults at once instead of reading wrong points. The VK and the
+ * counts stay. Returns the bytes given back (0 when released already).
+ * cuzk_params_free frees as usual. */
+uint64_t cuzk_params_release_host(cuzk_params *p);
 
 enum {
     CUZK_PARAMS_CHECKED = 1, /* subgroup checks on every point (slow for big files) */

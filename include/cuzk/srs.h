@@ -77,6 +77,21 @@ cuzk_err cuzk_srs_check_id(const char *id);
 cuzk_err cuzk_srs_register(cuzk_srs_manager *m, const char *id, const char *params_path,
                            const char *vk_path, const char *pce_path);
 
+/* Adopt a circuit that exists in memory only (generated parameters, a
+ * benchmark): *params is moved into the manager (zeroed in the caller) and
+ * pce is owned by it from now on, both freed with the manager. It is HOT at
+ * once and stays so: never demoted, and cuzk_srs_evict refuses it (there
+ * are no files to reload it from). Its bytes count in used_bytes. EINVAL
+ * when the id is loaded already. */
+cuzk_err cuzk_srs_adopt(cuzk_srs_manager *m, const char *id, cuzk_params *params, cuzk_pce *pce);
+
+/* Release the host copy of an acquired circuit's query arrays once every
+ * device that proves with it keeps them (params.h cuzk_params_release_host;
+ * the caller guarantees that). The circuit stays HOT for good: never
+ * demoted nor evicted, as its host copy cannot be had back. Its freed bytes
+ * leave used_bytes. Returns them (0 when released already). */
+uint64_t cuzk_srs_release_host(cuzk_srs_manager *m, const cuzk_srs_circuit *c);
+
 /* Whether the id's .params and .pce exist (registered or in the folder). */
 int cuzk_srs_known(cuzk_srs_manager *m, const char *id);
 

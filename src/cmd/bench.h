@@ -17,5 +17,15 @@ int bench_flag(int argc, char **argv, const char *name);
 
 /* cuzk-bench partition (bench_partition.c). */
 int bench_partition(int argc, char **argv);
+/* cuzk-bench engine (bench_engine.c). */
+int bench_engine(int argc, char **argv);
+
+#include <stddef.h>
+/* Peak used memory of GPUs, sampled every 5 ms on a thread of its own
+ * (bench_engine.c). Ordinals < 0 are skipped; stop fills n entries. */
+typedef struct bench_devmem bench_devmem;
+bench_devmem *bench_devmem_start(const int *ordinals, size_t n);
+void bench_devmem_stop(bench_devmem *dm, size_t *peak_used, size_t *total);
+void bench_devmem_free(bench_devmem *dm);
 
 #endif

@@ -34,34 +34,6 @@
 #include <string.h>
 #include <time.h>
 
-typedef struct {
-    int ordinal, stop;
-    size_t peak_used, total;
-    pthread_mutex_t mu;
-} mem_sampler;
-
-static void *sample_device(void *arg)
-{
-    mem_sampler *ms = arg;
-    for (;;) {
-        size_t free_b = 0, total_b = 0;
-        if (cuzk_backend_device_mem(ms->ordinal, &free_b, &total_b) == CUZK_OK) {
-            pthread_mutex_lock(&ms->mu);
-            if (total_b - free_b > ms->peak_used)
-                ms->peak_used = total_b - free_b;
-            ms->total = total_b;
-            pthread_mutex_unlock(&ms->mu);
-        }
-        pthread_mutex_lock(&ms->mu);
-        int stop = ms->stop;
-        pthread_mutex_unlock(&ms->mu);
-        if (stop)
-            return NULL;
-        struct timespec ts = {0, 5 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-}
-
 static double gib(size_t b)
 {
     return (double)b / (1024.0 * 1024.0 * 1024.0);
@@ -111,12 +83,8 @@ int bench_partition(int argc, char **argv)
     if ((e = cuzk_backend_open(bn, &be)))
         return bench_die("partition: backend", e);
     int dev = cuzk_backend_device(be);
-    mem_sampler ms;
-    memset(&ms, 0, sizeof ms);
-    pthread_mutex_init(&ms.mu, NULL);
-    ms.ordinal = dev;
-    pthread_t sampler;
-    int sampling = dev >= 0 && pthread_create(&sampler, NULL, sample_device, &ms) == 0;
+    bench_devmem *dm = bench_devmem_start(&dev, 1);
+    size_t dev_peak = 0, dev_total = 0;
     printf("# partition log=%u constraints=%llu public=%u backend=%s setup_backend=%s "
            "threads=%u\n",
            log_n, (unsigned long long)n, n_public, cuzk_backend_name(be), sbn,
@@ -225,28 +193,16 @@ int bench_partition(int argc, char **argv)
             print_proof("batch", i, &tms[i]);
         }
     }
-    if (sampling) {
-        pthread_mutex_lock(&ms.mu);
-        ms.stop = 1;
-        pthread_mutex_unlock(&ms.mu);
-        pthread_join(sampler, NULL);
-        sampling = 0;
-    }
+    bench_devmem_stop(dm, &dev_peak, &dev_total);
     printf("partition log=%u constraints=%llu backend=%s proofs_verified=%d "
            "prove_total_s=%.3f backend_s=%.3f device_s=%.3f batch=%d batch_s_per_proof=%.3f "
            "peak_rss_gib=%.1f peak_device_gib=%.1f device_total_gib=%.1f\n",
            log_n, (unsigned long long)pce->n_constraints, cuzk_backend_name(be), reps + 1 + nbatch,
            nrec ? bench_median(tot, nrec) : 0.0, nrec ? bench_median(bk, nrec) : 0.0,
            nrec ? bench_median(dv, nrec) : 0.0, nbatch, nbatch ? batch_wall / nbatch : 0.0,
-           gib(cuzk_peak_rss()), gib(ms.peak_used), gib(ms.total));
+           gib(cuzk_peak_rss()), gib(dev_peak), gib(dev_total));
 out:
-    if (sampling) {
-        pthread_mutex_lock(&ms.mu);
-        ms.stop = 1;
-        pthread_mutex_unlock(&ms.mu);
-        pthread_join(sampler, NULL);
-    }
-    pthread_mutex_destroy(&ms.mu);
+    bench_devmem_free(dm);
     cuzk_params_free(&params);
     free(w);
     cuzk_pce_free(pce);

@@ -10,6 +10,11 @@
  *   cuzk-bench gpu-h   --log K [--reps R]            H on the GPU from host vectors
  *   cuzk-bench partition --log K [...]               a synthetic partition end to end
  *                                                    in memory (bench_partition.c)
+ *   cuzk-bench engine --log K [--partitions P] [--jobs J] [--backend B] [--devices 0,1]
+ *                     [--workers W] [--synthesis-workers S] [--depth D] [--batch B]
+ *                     [--budget auto|NGiB] [--device-only]
+ *                                                    sustained throughput of the engine
+ *                                                    on synthetic jobs (bench_engine.c)
  *   cuzk-bench synth-witness --log K [--public N] [--seed S] [--reps R] [--compare]
  *                                                    the 2^K synthetic circuit's witness
  *                                                    alone; --compare also builds the
@@ -385,9 +390,10 @@ int main(int argc, char **argv)
         return client_rc;
 #endif
     if (argc < 2) {
-        fprintf(stderr,
-                "usage: cuzk-bench ntt|msm|prove|partition|synth-witness|gpu-ntt|gpu-msm|gpu-h "
-                "[options]\n");
+        fprintf(
+            stderr,
+            "usage: cuzk-bench ntt|msm|prove|partition|engine|synth-witness|gpu-ntt|gpu-msm|gpu-h "
+            "[options]\n");
         return 2;
     }
     const char *th = arg(argc - 2, argv + 2, "--threads", NULL);
@@ -407,6 +413,8 @@ int main(int argc, char **argv)
         return bench_prove(argc - 2, argv + 2);
     if (!strcmp(argv[1], "partition"))
         return bench_partition(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "engine"))
+        return bench_engine(argc - 2, argv + 2);
     if (!strcmp(argv[1], "synth-witness"))
         return bench_synth_witness(argc - 2, argv + 2);
     fprintf(stderr, "cuzk-bench: unknown benchmark \"%s\"\n", argv[1]);

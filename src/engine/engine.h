@@ -86,7 +86,7 @@ typedef struct {
     int healthy;
     unsigned workers, idle;
     uint64_t partitions;
-    double busy_s;
+    double busy_s, device_s;
     char error[256];
     const job *current;
     char recent[N_RECENT][CUZK_SRS_ID_MAX + 1];
@@ -107,6 +107,14 @@ typedef struct {
     pthread_t thread;
     int started;
 } cpu_worker;
+
+/* srs_device_only: which prove workers keep a circuit's parameters. */
+#define N_PINNED 32
+typedef struct {
+    const cuzk_params *params; /* NULL: free slot */
+    uint64_t workers;          /* bit i: prover i keeps them on its device */
+    int released, failed;
+} pinned_srs;
 
 typedef struct {
     uint64_t count[N_BUCKETS + 1];
@@ -137,6 +145,7 @@ struct cuzk_jobs {
     size_t n_devices;
     prover *provers;
     size_t n_provers;
+    pinned_srs pinned[N_PINNED];
     cpu_worker *synths, *finals;
 };
 

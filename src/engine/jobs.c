@@ -730,6 +730,7 @@ cuzk_err cuzk_jobs_status_get(cuzk_jobs *j, cuzk_jobs_status *out)
         o->workers = dv->workers;
         o->partitions = dv->partitions;
         o->busy_s = dv->busy_s;
+        o->device_s = dv->device_s;
         snprintf(o->error, sizeof o->error, "%s", dv->error);
         if (dv->current) {
             snprintf(o->current_job, sizeof o->current_job, "%s", dv->current->id);

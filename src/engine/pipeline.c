@@ -551,6 +551,55 @@ static void device_failed(cuzk_jobs *j, device *dv, const char *msg)
 
 #define MAX_BATCH 64
 
+static pinned_srs *pinned_slot(cuzk_jobs *j, const cuzk_params *params)
+{
+    pinned_srs *free_slot = NULL;
+    for (int i = 0; i < N_PINNED; i++) {
+        if (j->pinned[i].params == params)
+            return &j->pinned[i];
+        if (!j->pinned[i].params && !free_slot)
+            free_slot = &j->pinned[i];
+    }
+    if (free_slot)
+        free_slot->params = params;
+    return free_slot;
+}
+
+/* srs_device_only: keep the circuit's parameters on this worker's device,
+ * and release their host copy once every healthy worker does. Lock held on
+ * entry and exit; released while uploading. */
+static void keep_on_device(cuzk_jobs *j, prover *pw, job *jb)
+{
+    const cuzk_params *params = jb->circ->params;
+    pinned_srs *ps = pinned_slot(j, params);
+    size_t me = (size_t)(pw - j->provers);
+    if (!ps || ps->failed || ps->released || me >= 64 || (ps->workers >> me & 1))
+        return;
+    pthread_mutex_unlock(&j->lock);
+    double t = cuzk_now();
+    cuzk_err rc = cuzk_groth16_params_to_device(pw->be, params);
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", cuzk_errmsg());
+    pthread_mutex_lock(&j->lock);
+    if (rc) {
+        ps->failed = 1;
+        CUZK_WARN("event=srs_device_only_off circuit=%s device=%d error=\"%s\" (the host copy "
+                  "stays)",
+                  jb->circuit_id, j->devices[pw->dev].ordinal, msg);
+        return;
+    }
+    ps->workers |= (uint64_t)1 << me;
+    CUZK_INFO("event=srs_on_device circuit=%s device=%d time_s=%.2f", jb->circuit_id,
+              j->devices[pw->dev].ordinal, cuzk_now() - t);
+    for (size_t i = 0; i < j->n_provers && i < 64; i++)
+        if (j->devices[j->provers[i].dev].healthy && !(ps->workers >> i & 1))
+            return;
+    ps->released = 1;
+    uint64_t freed = cuzk_srs_release_host(j->srs, jb->circ);
+    CUZK_INFO("event=srs_host_released circuit=%s freed=%llu", jb->circuit_id,
+              (unsigned long long)freed);
+}
+
 static void *prover_main(void *arg)
 {
     prover *pw = arg;
@@ -598,6 +647,8 @@ static void *prover_main(void *arg)
             dv->current = jb;
             remember(dv, jb);
             p->attempts++;
+            if (j->cfg.srs_device_only && dv->ordinal >= 0)
+                keep_on_device(j, pw, jb);
             pthread_mutex_unlock(&j->lock);
             const cuzk_pce *pce = jb->circ->pce;
             cuzk_groth16_shape sh = {pce->log_domain, pce->n_inputs,  pce->n_aux,
@@ -606,9 +657,11 @@ static void *prover_main(void *arg)
             const cuzk_fr *w = p->w ? p->w : jb->syn_w;
             double t0 = cuzk_now();
             cuzk_err rc = engine_hook(j, CUZK_HOOK_PROVE, jb, p->index, dv->ordinal);
+            cuzk_prove_timings tm;
+            memset(&tm, 0, sizeof tm);
             if (!rc)
                 rc = cuzk_groth16_prove_abc(pw->be, jb->circ->params, &sh, w, p->abc, p->abc + m,
-                                            p->abc + 2 * m, NULL, NULL, &p->proof, NULL);
+                                            p->abc + 2 * m, NULL, NULL, &p->proof, &tm);
             char msg[1024];
             snprintf(msg, sizeof msg, "%s", cuzk_errmsg());
             double dt = cuzk_now() - t0;
@@ -616,6 +669,7 @@ static void *prover_main(void *arg)
             j->n_prove--;
             dv->current = NULL;
             dv->busy_s += dt;
+            dv->device_s += tm.dev_h_copy + tm.dev_h_kernel + tm.dev_msm_copy + tm.dev_msm_kernel;
             jb->res.prove_ms += engine_to_ms(dt);
             if (!rc) {
                 dv->partitions++;

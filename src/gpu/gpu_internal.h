@@ -22,6 +22,7 @@ typedef struct {
     unsigned char sample[GPU_SAMPLE][192];
     void *dev;
     uint64_t last_use;
+    int pinned; /* kept for good (cuzk_gpu_bases_pin): never evicted, matched without sample */
 } gpu_resident;
 
 struct cuzk_gpu {

@@ -366,12 +366,30 @@ extern "C" void cuzk_gpu_msm_forget(cuzk_gpu *g)
             resident_drop(&g->res[i]);
 }
 
+/* A pinned set for these host bases, or NULL. Pinned sets are matched by
+ * address, count and size alone: their host copy may be gone. */
+static gpu_resident *pinned_find(cuzk_gpu *g, const void *host, size_t n, size_t elem)
+{
+    for (int i = 0; i < GPU_MAX_RESIDENT; i++) {
+        gpu_resident *r = &g->res[i];
+        if (r->dev && r->pinned && r->host == host && r->n == n && r->elem == elem)
+            return r;
+    }
+    return NULL;
+}
+
 /* The device copy of host bases, uploading (and evicting) as needed. */
 static cuzk_err resident_get(cuzk_gpu *g, const void *host, size_t n, size_t elem, void **dev)
 {
+    g->use_clock++;
+    gpu_resident *pr = pinned_find(g, host, n, elem);
+    if (pr) {
+        pr->last_use = g->use_clock;
+        *dev = pr->dev;
+        return CUZK_OK;
+    }
     unsigned char s[GPU_SAMPLE][192];
     resident_sample(host, n, elem, s);
-    g->use_clock++;
     for (int i = 0; i < GPU_MAX_RESIDENT; i++) {
         gpu_resident *r = &g->res[i];
         if (r->dev && r->host == host && r->n == n && r->elem == elem &&
@@ -381,16 +399,19 @@ static cuzk_err resident_get(cuzk_gpu *g, const void *host, size_t n, size_t ele
             return CUZK_OK;
         }
     }
-    /* A slot: a free one, else the least recently used. */
-    int slot = 0;
+    /* A slot: a free one, else the least recently used one not pinned. */
+    int slot = -1;
     for (int i = 0; i < GPU_MAX_RESIDENT; i++) {
         if (!g->res[i].dev) {
             slot = i;
             break;
         }
-        if (g->res[i].last_use < g->res[slot].last_use)
+        if (!g->res[i].pinned && (slot < 0 || g->res[i].last_use < g->res[slot].last_use))
             slot = i;
     }
+    if (slot < 0)
+        return cuzk_fail(CUZK_ENOMEM, "GPU %d: all %d resident base sets are pinned", g->ordinal,
+                         GPU_MAX_RESIDENT);
     if (g->res[slot].dev)
         resident_drop(&g->res[slot]);
     void *d = NULL;
@@ -398,7 +419,8 @@ static cuzk_err resident_get(cuzk_gpu *g, const void *host, size_t n, size_t ele
     while (rc == CUZK_ENOMEM) { /* evict the least recently used set and retry */
         int v = -1;
         for (int i = 0; i < GPU_MAX_RESIDENT; i++)
-            if (g->res[i].dev && (v < 0 || g->res[i].last_use < g->res[v].last_use))
+            if (g->res[i].dev && !g->res[i].pinned &&
+                (v < 0 || g->res[i].last_use < g->res[v].last_use))
                 v = i;
         if (v < 0)
             return rc;
@@ -422,6 +444,24 @@ static cuzk_err resident_get(cuzk_gpu *g, const void *host, size_t n, size_t ele
     r->last_use = g->use_clock;
     *dev = d;
     return CUZK_OK;
+}
+
+extern "C" cuzk_err cuzk_gpu_bases_pin(cuzk_gpu *g, const void *host, size_t n, size_t elem)
+{
+    if (!n)
+        return CUZK_OK;
+    GPU_TRY(cudaSetDevice(g->ordinal), "select device");
+    void *d;
+    CUZK_TRY(resident_get(g, host, n, elem, &d));
+    for (int i = 0; i < GPU_MAX_RESIDENT; i++)
+        if (g->res[i].dev == d)
+            g->res[i].pinned = 1;
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_bases_pinned(cuzk_gpu *g, const void *host, size_t n, size_t elem)
+{
+    return !n || pinned_find(g, host, n, elem) != NULL;
 }
 
 /* ---- the split MSM --------------------------------------------------------- */

@@ -94,6 +94,17 @@ static void cuda_last_device_time(const cuzk_backend *be, double *copy_s, double
     *kernel_s = t.kernel_ms / 1e3;
 }
 
+static cuzk_err cuda_pin_bases(cuzk_backend *be, const void *host, size_t n, size_t elem)
+{
+    CUZK_TRY(cuzk_gpu_bind(gpu_of(be)));
+    return cuzk_gpu_bases_pin(gpu_of(be), host, n, elem);
+}
+
+static int cuda_bases_pinned(cuzk_backend *be, const void *host, size_t n, size_t elem)
+{
+    return cuzk_gpu_bases_pinned(gpu_of(be), host, n, elem);
+}
+
 static int cuda_device(const cuzk_backend *be)
 {
     return cuzk_gpu_ordinal((const cuzk_gpu *)be->impl);
@@ -118,6 +129,8 @@ static const cuzk_backend_ops cuda_ops = {
     .last_device_time = cuda_last_device_time,
     .msm_h = cuda_msm_h,
     .compute_h_resident = cuda_compute_h_resident,
+    .pin_bases = cuda_pin_bases,
+    .bases_pinned = cuda_bases_pinned,
 };
 
 cuzk_err cuzk_backend_cuda_open(int ordinal, cuzk_backend **out)

@@ -32,6 +32,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 enum { SEC_IC, SEC_H, SEC_L, SEC_A, SEC_B_G1, SEC_B_G2, SEC_COUNT };
@@ -291,10 +292,66 @@ void cuzk_vk_free(cuzk_vk *vk)
     memset(vk, 0, sizeof *vk);
 }
 
+/* The whole pages inside [ptr, ptr + bytes): the ones release_host may
+ * drop without touching the allocator's own bytes around the array. */
+static int inner_pages(const void *ptr, size_t bytes, uintptr_t *start, size_t *len)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t b = ((uintptr_t)ptr + page - 1) / page * page;
+    uintptr_t e = ((uintptr_t)ptr + bytes) / page * page;
+    if (!ptr || e <= b)
+        return 0;
+    *start = b;
+    *len = e - b;
+    return 1;
+}
+
+static void query_pages(const cuzk_params *p, void *ptr[5], size_t bytes[5])
+{
+    void *a[5] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
+    size_t n[5] = {p->n_h, p->n_l, p->n_a, p->n_b_g1, p->n_b_g2};
+    for (int i = 0; i < 5; i++) {
+        ptr[i] = a[i];
+        bytes[i] = n[i] * (i < 4 ? sizeof(blst_p1_affine) : sizeof(blst_p2_affine));
+    }
+}
+
+uint64_t cuzk_params_release_host(cuzk_params *p)
+{
+    if (p->host_released)
+        return 0;
+    void *ptr[5];
+    size_t bytes[5];
+    uint64_t total = 0;
+    query_pages(p, ptr, bytes);
+    for (int i = 0; i < 5; i++) {
+        uintptr_t s;
+        size_t len;
+        if (!inner_pages(ptr[i], bytes[i], &s, &len))
+            continue;
+        madvise((void *)s, len, MADV_DONTNEED);
+        mprotect((void *)s, len, PROT_NONE);
+        total += len;
+    }
+    p->host_released = 1;
+    return total;
+}
+
 void cuzk_params_free(cuzk_params *p)
 {
     if (!p)
         return;
+    if (p->host_released) { /* the allocator may write into the arrays it frees */
+        void *ptr[5];
+        size_t bytes[5];
+        query_pages(p, ptr, bytes);
+        for (int i = 0; i < 5; i++) {
+            uintptr_t s;
+            size_t len;
+            if (inner_pages(ptr[i], bytes[i], &s, &len))
+                mprotect((void *)s, len, PROT_READ | PROT_WRITE);
+        }
+    }
     cuzk_vk_free(&p->vk);
     free(p->h);
     free(p->l);

@@ -330,6 +330,44 @@ static cuzk_err msm_witness(cuzk_backend *be, const cuzk_params *params,
     return CUZK_OK;
 }
 
+/* The five query arrays: host address, count, point size. */
+static void query_arrays(const cuzk_params *p, const void *host[5], size_t n[5], size_t elem[5])
+{
+    const void *h[5] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
+    size_t c[5] = {p->n_h, p->n_l, p->n_a, p->n_b_g1, p->n_b_g2};
+    for (int i = 0; i < 5; i++) {
+        host[i] = h[i];
+        n[i] = c[i];
+        elem[i] = i < 4 ? sizeof(blst_p1_affine) : sizeof(blst_p2_affine);
+    }
+}
+
+cuzk_err cuzk_groth16_params_to_device(cuzk_backend *be, const cuzk_params *params)
+{
+    if (!be->ops->pin_bases)
+        return cuzk_fail(CUZK_EUNSUPPORTED, "backend %s cannot keep parameters on a device",
+                         cuzk_backend_name(be));
+    const void *host[5];
+    size_t n[5], elem[5];
+    query_arrays(params, host, n, elem);
+    for (int i = 0; i < 5; i++)
+        CUZK_TRY(be->ops->pin_bases(be, host[i], n[i], elem[i]));
+    return CUZK_OK;
+}
+
+int cuzk_groth16_params_on_device(cuzk_backend *be, const cuzk_params *params)
+{
+    if (!be->ops->bases_pinned)
+        return 0;
+    const void *host[5];
+    size_t n[5], elem[5];
+    query_arrays(params, host, n, elem);
+    for (int i = 0; i < 5; i++)
+        if (!be->ops->bases_pinned(be, host[i], n[i], elem[i]))
+            return 0;
+    return 1;
+}
+
 cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
                                 const cuzk_groth16_shape *sh, const cuzk_fr *w, cuzk_fr *a,
                                 cuzk_fr *b, cuzk_fr *c, const cuzk_fr *r_in, const cuzk_fr *s_in,
@@ -346,6 +384,11 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
     cuzk_fr_one(&one);
     if (!cuzk_fr_eq(&w[0], &one))
         return cuzk_fail(CUZK_EINVAL, "witness: w[0] must be the constant 1");
+    if (params->host_released && !cuzk_groth16_params_on_device(be, params))
+        return cuzk_fail(CUZK_EINVAL,
+                         "the parameters' host copy was released: they exist only on the "
+                         "devices that keep them, and backend %s (device %d) does not",
+                         cuzk_backend_name(be), cuzk_backend_device(be));
 
     cuzk_fr r, s;
     if (r_in)

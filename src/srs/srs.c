@@ -45,6 +45,8 @@ typedef struct srs_entry {
     cuzk_vk vk;
     int have_vk;
     cuzk_pce *pce;
+    int in_memory;     /* adopted from memory (cuzk_srs_adopt): HOT for good */
+    int host_released; /* its query arrays live on devices only: HOT for good */
     cuzk_srs_circuit view;
 } srs_entry;
 
@@ -206,6 +208,10 @@ int cuzk_srs_known(cuzk_srs_manager *m, const char *id)
     uint64_t sz;
     pthread_mutex_lock(&m->lock);
     srs_entry *e = find(m, id);
+    if (e && e->in_memory) {
+        pthread_mutex_unlock(&m->lock);
+        return 1;
+    }
     srs_entry tmp;
     if (!e) {
         memset(&tmp, 0, sizeof tmp);
@@ -235,8 +241,8 @@ static int make_room(cuzk_srs_manager *m, uint64_t need)
     while (m->t.used_bytes + need > m->t.budget_bytes) {
         srs_entry *lru = NULL;
         for (srs_entry *e = m->entries; e; e = e->next)
-            if (e->tier == CUZK_SRS_HOT && !e->loading && e->refs == 0 &&
-                (!lru || e->last_used < lru->last_used))
+            if (e->tier == CUZK_SRS_HOT && !e->loading && e->refs == 0 && !e->in_memory &&
+                !e->host_released && (!lru || e->last_used < lru->last_used))
                 lru = e;
         if (!lru)
             return -1;
@@ -466,6 +472,53 @@ static cuzk_err ensure_hot(cuzk_srs_manager *m, srs_entry *e, int *already, doub
     return rc;
 }
 
+cuzk_err cuzk_srs_adopt(cuzk_srs_manager *m, const char *id, cuzk_params *params, cuzk_pce *pce)
+{
+    if (!params || !pce)
+        return cuzk_fail(CUZK_EINVAL, "circuit %s: params and pce are required", id ? id : "");
+    pthread_mutex_lock(&m->lock);
+    srs_entry *e;
+    cuzk_err rc = find_or_add(m, id, &e);
+    if (!rc && (e->tier != CUZK_SRS_COLD || e->loading))
+        rc = cuzk_fail(CUZK_EINVAL, "circuit %s is loaded: evict it before adopting another", id);
+    if (!rc) {
+        e->params = *params;
+        memset(params, 0, sizeof *params);
+        e->pce = pce;
+        e->in_memory = 1;
+        e->size_bytes = hot_bytes(e);
+        if (m->t.budget_bytes && m->t.used_bytes + e->size_bytes > m->t.budget_bytes)
+            CUZK_WARN("srs adopt circuit=%s bytes=%llu exceeds the budget (%llu of %llu used)", id,
+                      (unsigned long long)e->size_bytes, (unsigned long long)m->t.used_bytes,
+                      (unsigned long long)m->t.budget_bytes);
+        m->t.used_bytes += e->size_bytes;
+        e->tier = CUZK_SRS_HOT;
+        e->last_used = cuzk_now();
+        fill_view(e);
+        CUZK_INFO("srs adopted circuit=%s bytes=%llu (in memory)", id,
+                  (unsigned long long)e->size_bytes);
+    }
+    pthread_mutex_unlock(&m->lock);
+    return rc;
+}
+
+uint64_t cuzk_srs_release_host(cuzk_srs_manager *m, const cuzk_srs_circuit *c)
+{
+    pthread_mutex_lock(&m->lock);
+    srs_entry *e = c ? find(m, c->id) : NULL;
+    uint64_t freed = 0;
+    if (e && e->tier == CUZK_SRS_HOT && !e->host_released) {
+        freed = cuzk_params_release_host(&e->params);
+        e->host_released = 1;
+        e->size_bytes -= freed < e->size_bytes ? freed : e->size_bytes;
+        m->t.used_bytes -= freed < m->t.used_bytes ? freed : m->t.used_bytes;
+        CUZK_INFO("srs host_released circuit=%s freed=%llu bytes=%llu", e->id,
+                  (unsigned long long)freed, (unsigned long long)e->size_bytes);
+    }
+    pthread_mutex_unlock(&m->lock);
+    return freed;
+}
+
 cuzk_err cuzk_srs_acquire(cuzk_srs_manager *m, const char *id, cuzk_srs_circuit **out,
                           double *load_s)
 {
@@ -525,6 +578,16 @@ cuzk_err cuzk_srs_evict(cuzk_srs_manager *m, const char *id, int *was_loaded, ui
     if (e && e->refs) {
         *in_use = e->refs;
         rc = cuzk_fail(CUZK_EINVAL, "circuit %s is in use by %u job(s); not evicted", id, e->refs);
+    } else if (e && e->in_memory) {
+        rc = cuzk_fail(CUZK_EINVAL,
+                       "circuit %s exists in memory only (no files to reload it "
+                       "from); not evicted",
+                       id);
+    } else if (e && e->host_released) {
+        rc = cuzk_fail(CUZK_EINVAL,
+                       "circuit %s is kept on the GPUs with its host copy released; "
+                       "not evicted",
+                       id);
     } else if (e && e->tier != CUZK_SRS_COLD) {
         *was_loaded = 1;
         if (e->tier == CUZK_SRS_HOT) {

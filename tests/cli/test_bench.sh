@@ -40,5 +40,20 @@ expect 2 "--reps 0: expected 1..64" -- "$BENCH" synth-witness --log 10 --reps 0
 expect 2 "16 constraints out of range for 5 public inputs (need 19..2^31)" -- \
     "$BENCH" synth-witness --log 4 --public 5
 
+# The engine benchmark: 3 jobs of 3 partitions through the pipeline on two
+# CPU lanes, every proof verified by the engine (it exits non-zero
+# otherwise), all partitions proved, and the summary line.
+out=$("$BENCH" engine --log 10 --partitions 3 --jobs 3 --backend cpu --devices 0,1 2>&1)
+rc=$?
+if [ $rc -eq 0 ]; then ok; else bad "engine --log 10 -> rc=$rc: $out"; fi
+if grep -q "^engine log=10 partitions=3 jobs=3 completed=3 devices=2 " <<<"$out"; then ok
+else bad "engine summary: $out"; fi
+if [ "$(grep -c '^job [0-2] status=1 ' <<<"$out")" -eq 3 ]; then ok; else bad "3 job lines: $out"; fi
+parts=$(grep '^device ' <<<"$out" | awk -F'partitions=' '{split($2, a, " "); s += a[1]} END {print s}')
+if [ "$parts" = 9 ]; then ok; else bad "9 partitions proved over the devices: $out"; fi
+expect 2 "--partitions 1..64" -- "$BENCH" engine --log 10 --partitions 0
+expect 2 "--budget 12XB: expected auto, bytes" -- "$BENCH" engine --log 10 --budget 12XB
+expect 2 "--devices N,M" -- "$BENCH" engine --log 10 --devices 0,x
+
 echo "test_bench: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -5,10 +5,13 @@
  * witness, parameters of another circuit and unconstrained variables. */
 #include "check.h"
 #include "cuzk/groth16.h"
+#include "cuzk/mem.h"
 #include "cuzk/r1cs.h"
 #include "cuzk/synth.h"
 #include "cuzk/threads.h"
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct {
@@ -253,6 +256,47 @@ static void batch(cuzk_backend *be)
     fixture_free(&f);
 }
 
+/* Parameters whose host copy was released: the CPU backend cannot keep
+ * them on a device (EUNSUPPORTED) and refuses to prove with them (EINVAL,
+ * no read of the released pages); the pages are given back (the RSS drops)
+ * and a stray read faults; the struct frees as usual. */
+static void released_host_copy(cuzk_backend *be)
+{
+    fixture f;
+    if (fixture_make(&f, 1 << 15, 1, 21, "released") != 0)
+        return;
+    CHECK_ERR(cuzk_groth16_params_to_device(be, &f.params), CUZK_EUNSUPPORTED,
+              "cannot keep parameters on a device");
+    CHECK(!cuzk_groth16_params_on_device(be, &f.params));
+    /* Touch every page so the release has something to give back. */
+    volatile uint8_t sum = 0;
+    for (size_t i = 0; i < f.params.n_h * sizeof *f.params.h; i += 4096)
+        sum += ((const uint8_t *)f.params.h)[i];
+    (void)sum;
+    uint64_t rss0 = cuzk_mem_rss();
+    uint64_t freed = cuzk_params_release_host(&f.params);
+    uint64_t rss1 = cuzk_mem_rss();
+    uint64_t g1 = (f.params.n_h + f.params.n_l + f.params.n_a + f.params.n_b_g1) * 96;
+    uint64_t all = g1 + f.params.n_b_g2 * 192;
+    CHECK(f.params.host_released == 1 && freed > all - 5 * 8192 && freed <= all);
+    CHECK(rss1 + freed / 2 < rss0); /* at least half of it left the RSS */
+    CHECK(cuzk_params_release_host(&f.params) == 0);
+    cuzk_proof pr;
+    CHECK_ERR(cuzk_groth16_prove(be, &f.params, f.pce, f.w, NULL, NULL, &pr, NULL), CUZK_EINVAL,
+              "host copy was released");
+    pid_t child = fork();
+    if (child == 0) {             /* a stray read of a released point must fault */
+        signal(SIGSEGV, SIG_DFL); /* not a sanitizer's handler */
+        volatile uint8_t x = ((const uint8_t *)f.params.h)[f.params.n_h * 48];
+        (void)x;
+        _exit(0);
+    }
+    int status = 0;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    fixture_free(&f);
+}
+
 int main(void)
 {
     cuzk_backend *be;
@@ -288,6 +332,7 @@ int main(void)
     mismatched_params(be);
     unconstrained_variable();
     batch(be);
+    released_host_copy(be);
     cuzk_backend_close(be);
     return check_done("test_groth16_prove");
 }
