@@ -202,6 +202,62 @@ static void test_bad_files(void)
     cuzk_srs_manager_free(m);
 }
 
+/* A circuit adopted from memory: HOT at once, known without files, never
+ * demoted by the budget nor evicted; released host copies leave used_bytes
+ * and pin the circuit too; bad adoptions are refused. */
+static void test_adopt_and_release(void)
+{
+    cuzk_srs_manager *m;
+    CHECK_OK(cuzk_srs_manager_new(dir, 0, &m));
+    cuzk_synth_params sp = {256, 1, 9};
+    cuzk_r1cs *cs = NULL;
+    cuzk_pce *pce = NULL;
+    cuzk_params params;
+    memset(&params, 0, sizeof params);
+    CHECK_OK(cuzk_synth_build(&sp, 0, &cs));
+    CHECK_OK(cuzk_pce_from_r1cs(&pce, cs));
+    cuzk_r1cs_free(cs);
+    cuzk_setup_options so = {CUZK_H_BELLPERSON, "cpu", 0, &params};
+    CHECK_OK(cuzk_groth16_setup_ex(pce, NULL, NULL, NULL, &so, NULL));
+    CHECK_ERR(cuzk_srs_adopt(m, "mem", NULL, pce), CUZK_EINVAL, "params and pce are required");
+    CHECK_ERR(cuzk_srs_adopt(m, "a/b", &params, pce), CUZK_EINVAL, "outside [A-Za-z0-9._-]");
+    CHECK(!cuzk_srs_known(m, "mem"));
+    size_t n_h = params.n_h;
+    CHECK_OK(cuzk_srs_adopt(m, "mem", &params, pce));
+    CHECK(params.h == NULL && params.n_h == 0); /* moved */
+    CHECK(cuzk_srs_known(m, "mem"));
+    cuzk_srs_info *l;
+    size_t n;
+    cuzk_srs_totals t;
+    CHECK_OK(cuzk_srs_snapshot(m, &l, &n, &t));
+    const cuzk_srs_info *e = info_of(l, n, "mem");
+    CHECK(e && e->tier == CUZK_SRS_HOT && e->size_bytes == t.used_bytes && t.used_bytes > 0);
+    uint64_t before = t.used_bytes;
+    free(l);
+    cuzk_srs_circuit *c;
+    CHECK_OK(cuzk_srs_acquire(m, "mem", &c, NULL));
+    CHECK(c && c->params->n_h == n_h && c->pce == pce);
+    int was, already;
+    uint64_t freed;
+    uint32_t in_use;
+    cuzk_srs_release(m, c);
+    CHECK_ERR(cuzk_srs_evict(m, "mem", &was, &freed, &in_use), CUZK_EINVAL, "in memory only");
+    CHECK_OK(cuzk_srs_preload(m, "mem", &already, NULL));
+    CHECK(already == 1);
+    /* A file circuit whose host copy is released stays HOT for good. */
+    CHECK_OK(cuzk_srs_acquire(m, "c1", &c, NULL));
+    CHECK_OK(cuzk_srs_snapshot(m, &l, &n, &t));
+    uint64_t with_c1 = t.used_bytes;
+    free(l);
+    CHECK(cuzk_srs_release_host(m, c) <= with_c1 - before);
+    CHECK(cuzk_srs_release_host(m, c) == 0);
+    CHECK(c->params->host_released == 1);
+    cuzk_srs_release(m, c);
+    CHECK_ERR(cuzk_srs_evict(m, "c1", &was, &freed, &in_use), CUZK_EINVAL, "host copy released");
+    CHECK(cuzk_srs_release_host(m, NULL) == 0);
+    cuzk_srs_manager_free(m); /* frees the adopted and the released ones */
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "%s/test_srs_%ld", check_tmpdir(), (long)getpid());
@@ -228,6 +284,7 @@ int main(void)
     test_lifecycle();
     test_budget();
     test_bad_files();
+    test_adopt_and_release();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
