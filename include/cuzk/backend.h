@@ -66,6 +66,9 @@ typedef struct {
      * host copy (gpu.h cuzk_gpu_bases_pin); and whether they are so kept. */
     cuzk_err (*pin_bases)(cuzk_backend *be, const void *host, size_t n, size_t elem);
     int (*bases_pinned)(cuzk_backend *be, const void *host, size_t n, size_t elem);
+    /* Optional: drop every set of bases kept on the device, pinned ones too
+     * (before the host arrays they were keyed by are freed). */
+    void (*forget_bases)(cuzk_backend *be);
 } cuzk_backend_ops;
 
 struct cuzk_backend {

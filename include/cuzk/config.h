@@ -21,6 +21,8 @@
  *               workers = 2                  partitions synthesized at once
  *   [srs]     param_cache = $FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters
  *             preload = []                   circuit ids loaded before ready
+ *             device_only = false            CUDA: once every GPU keeps a circuit's
+ *                                            parameters, release their host copy
  *   [scheduler] workers = 1                  prove workers per GPU (CPU backend: in all)
  *               finalizers = 1               CPU threads verifying and encoding proofs
  *               pipeline_depth = 0           partitions synthesized ahead of the prove
@@ -66,6 +68,7 @@ typedef struct {
     char *param_cache;
     char *preload[CUZK_CONFIG_MAX_LIST];
     size_t n_preload;
+    int srs_device_only;
     unsigned workers, synthesis_workers, finalizers, pipeline_depth;
     unsigned max_batch_size, max_batch_wait_ms;
     uint64_t max_queued, max_queued_bytes, retain, max_synthetic;

@@ -64,6 +64,10 @@ cuzk_err cuzk_groth16_prove_batch(cuzk_backend *be, const cuzk_params *params, c
  * them. _on_device: whether all five are kept there. */
 cuzk_err cuzk_groth16_params_to_device(cuzk_backend *be, const cuzk_params *params);
 int cuzk_groth16_params_on_device(cuzk_backend *be, const cuzk_params *params);
+/* Drop every parameter set the backend keeps on its device (a no-op on
+ * host backends): needed before freeing parameters it keeps, since kept
+ * sets are found by the address of their host arrays. */
+void cuzk_groth16_device_forget(cuzk_backend *be);
 
 /* The basis of the H query, told apart by its length: bellperson's
  * tau^i Z(tau)/delta has m - 1 points; snarkjs's basis (zkey files, and

@@ -127,6 +127,10 @@ SETTER(s_verify)
 {
     return parse_bool(k, v, &c->verify_proofs);
 }
+SETTER(s_device_only)
+{
+    return parse_bool(k, v, &c->srs_device_only);
+}
 SETTER(s_listen)
 {
     if (!*v)
@@ -312,6 +316,7 @@ static const struct {
     {"synthesis.workers", s_synth_workers, 0},
     {"srs.param_cache", s_param_cache, 0},
     {"srs.preload", s_preload, 1},
+    {"srs.device_only", s_device_only, 0},
     {"scheduler.workers", s_workers, 0},
     {"scheduler.max_queued", s_max_queued, 0},
     {"scheduler.max_queued_bytes", s_max_queued_bytes, 0},

@@ -105,6 +105,12 @@ static int cuda_bases_pinned(cuzk_backend *be, const void *host, size_t n, size_
     return cuzk_gpu_bases_pinned(gpu_of(be), host, n, elem);
 }
 
+static void cuda_forget_bases(cuzk_backend *be)
+{
+    if (cuzk_gpu_bind(gpu_of(be)) == CUZK_OK)
+        cuzk_gpu_msm_forget(gpu_of(be));
+}
+
 static int cuda_device(const cuzk_backend *be)
 {
     return cuzk_gpu_ordinal((const cuzk_gpu *)be->impl);
@@ -131,6 +137,7 @@ static const cuzk_backend_ops cuda_ops = {
     .compute_h_resident = cuda_compute_h_resident,
     .pin_bases = cuda_pin_bases,
     .bases_pinned = cuda_bases_pinned,
+    .forget_bases = cuda_forget_bases,
 };
 
 cuzk_err cuzk_backend_cuda_open(int ordinal, cuzk_backend **out)

@@ -355,6 +355,12 @@ cuzk_err cuzk_groth16_params_to_device(cuzk_backend *be, const cuzk_params *para
     return CUZK_OK;
 }
 
+void cuzk_groth16_device_forget(cuzk_backend *be)
+{
+    if (be->ops->forget_bases)
+        be->ops->forget_bases(be);
+}
+
 int cuzk_groth16_params_on_device(cuzk_backend *be, const cuzk_params *params)
 {
     if (!be->ops->bases_pinned)

@@ -27,6 +27,8 @@ static void test_defaults(void)
     CHECK(!strcmp(c.listen, "unix:///run/curio/cuzk.sock"));
     CHECK(!strcmp(c.param_cache, "/var/tmp/filecoin-proof-parameters"));
     CHECK(c.verify_proofs == 1 && c.budget_auto == 1 && c.workers == 1);
+    CHECK(c.synthesis_workers == 2 && c.finalizers == 1 && c.pipeline_depth == 0 &&
+          c.max_batch_size == 1 && c.max_batch_wait_ms == 0 && c.srs_device_only == 0);
     CHECK(c.max_message_bytes == (uint64_t)128 << 20);
     CHECK(!strcmp(c.backend, "cpu") && !c.status_listen[0] && !c.log_file[0]);
     cuzk_config_free(&c);
@@ -55,11 +57,17 @@ static void test_full_file(void)
                "devices = [0, 2]\n"
                "[synthesis]\n"
                "threads = 48\n"
+               "workers = 3\n"
                "[srs]\n"
                "param_cache = \"/data/params\"\n"
                "preload = [\"v28-a\", \"v28-b\"]\n"
+               "device_only = true\n"
                "[scheduler]\n"
                "workers = 2\n"
+               "finalizers = 2\n"
+               "pipeline_depth = 5\n"
+               "max_batch_size = 4\n"
+               "max_batch_wait_ms = 250\n"
                "max_queued = 10\n"
                "max_queued_bytes = \"1MiB\"\n"
                "retain = 20\n"
@@ -86,6 +94,8 @@ static void test_full_file(void)
     CHECK(c.n_preload == 2 && !strcmp(c.preload[0], "v28-a") && !strcmp(c.preload[1], "v28-b"));
     CHECK(c.workers == 2 && c.max_queued == 10 && c.retain == 20 && c.max_synthetic == 1048576);
     CHECK(c.max_queued_bytes == 1048576);
+    CHECK(c.synthesis_workers == 3 && c.finalizers == 2 && c.pipeline_depth == 5 &&
+          c.max_batch_size == 4 && c.max_batch_wait_ms == 250 && c.srs_device_only == 1);
     CHECK(c.log_level == CUZK_LOG_DEBUG && c.log_json == 1);
     CHECK(c.n_circuits == 1 && !strcmp(c.circuits[0].id, "my.circuit") &&
           !strcmp(c.circuits[0].params, "/p/x.params") && !strcmp(c.circuits[0].vk, "/p/x.vk") &&
@@ -125,6 +135,13 @@ static void test_file_errors(void)
     expect_file_error("[logging]\nformat = \"xml\"\n", CUZK_EINVAL, "is not one of text, json");
     expect_file_error("[scheduler]\nworkers = 0\n", CUZK_EINVAL,
                       "scheduler.workers: \"0\" is not an integer in [1, 256]");
+    expect_file_error("[synthesis]\nworkers = 0\n", CUZK_EINVAL,
+                      "synthesis.workers: \"0\" is not an integer in [1, 256]");
+    expect_file_error("[scheduler]\nmax_batch_size = 65\n", CUZK_EINVAL,
+                      "scheduler.max_batch_size: \"65\" is not an integer in [1, 64]");
+    expect_file_error("[scheduler]\nfinalizers = 0\n", CUZK_EINVAL, "[1, 64]");
+    expect_file_error("[scheduler]\npipeline_depth = -1\n", CUZK_EINVAL, "pipeline_depth");
+    expect_file_error("[srs]\ndevice_only = 2\n", CUZK_EINVAL, "is not a boolean");
     expect_file_error("[daemon]\nbackend = \"gpu\"\n", CUZK_EINVAL,
                       "\"gpu\" is not one of cpu, cuda, auto");
     expect_file_error("[daemon]\nlisten = \"\"\n", CUZK_EINVAL, "daemon.listen must not be empty");

@@ -243,6 +243,26 @@ static void test_prove(cuzk_backend *cpu, cuzk_backend *cuda, uint64_t n)
     CHECK(done == 3);
     for (int i = 0; i < 3; i++)
         CHECK(!memcmp(&pb[i], &p2, sizeof p2));
+    /* Parameters kept on the device with their host copy released: the
+     * same proof bytes, and the CPU backend refuses them. Another backend
+     * handle (its own resident sets) does not keep them either. */
+    cuzk_backend *other;
+    CHECK_OK(cuzk_backend_open("cuda", &other));
+    CHECK(!cuzk_groth16_params_on_device(cuda, &params));
+    CHECK_OK(cuzk_groth16_params_to_device(cuda, &params));
+    CHECK(cuzk_groth16_params_on_device(cuda, &params));
+    CHECK(!cuzk_groth16_params_on_device(other, &params));
+    CHECK(cuzk_params_release_host(&params) > 0);
+    cuzk_proof p3;
+    CHECK_OK(cuzk_groth16_prove(cuda, &params, pce, w, &r, &s, &p3, NULL));
+    CHECK(!memcmp(&p3, &p2, sizeof p2));
+    CHECK_ERR(cuzk_groth16_prove(other, &params, pce, w, &r, &s, &p3, NULL), CUZK_EINVAL,
+              "host copy was released");
+    CHECK_ERR(cuzk_groth16_prove(cpu, &params, pce, w, &r, &s, &p3, NULL), CUZK_EINVAL,
+              "host copy was released");
+    cuzk_backend_close(other);
+    cuzk_groth16_device_forget(cuda); /* before the arrays it keeps are freed */
+    CHECK(!cuzk_groth16_params_on_device(cuda, &params));
     printf("prove n=%llu: cpu and cuda proofs %s\n", (unsigned long long)n,
            memcmp(e1, e2, sizeof e1) ? "DIFFER" : "identical");
     unlink(pp);
