@@ -76,6 +76,13 @@ struct cuzk_backend {
     void *impl;
 };
 
+/* Host memory for big buffers a device backend copies every proof (a, b,
+ * c): page-locked when the build has CUDA and a GPU is present (copies then
+ * skip the staging buffers), else malloc'd; *pinned tells which. Not
+ * zeroed. Free with cuzk_backend_host_free(p, pinned). */
+cuzk_err cuzk_backend_host_alloc(size_t bytes, void **out, int *pinned);
+void cuzk_backend_host_free(void *p, int pinned);
+
 /* Open a backend by name: "cpu", "cuda" (GPU 0), "cuda:N" (GPU N) or "auto"
  * (CUDA on GPU 0 when built and present, else CPU). EUNSUPPORTED with a
  * message when the named backend or device is not available in this build or

@@ -50,6 +50,10 @@ cuzk_err cuzk_gpu_mem_info(cuzk_gpu *g, cuzk_gpu_mem *out);
 /* Pinned host memory held by cuzk's GPU code in this process (staging
  * buffers of every handle, setup's chunk buffers). */
 size_t cuzk_gpu_pinned_bytes(void);
+/* Page-locked host memory (counted in cuzk_gpu_pinned_bytes): copies to
+ * and from it skip the staging buffers. ENOMEM when the system refuses. */
+cuzk_err cuzk_gpu_host_alloc(void **p, size_t bytes);
+void cuzk_gpu_host_free(void *p);
 /* Free and total memory of device `ordinal` without a handle (selects that
  * device on the calling thread). EINVAL when it does not exist. */
 cuzk_err cuzk_gpu_device_mem(int ordinal, size_t *free_bytes, size_t *total_bytes);

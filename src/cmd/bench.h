@@ -21,11 +21,14 @@ int bench_partition(int argc, char **argv);
 int bench_engine(int argc, char **argv);
 
 #include <stddef.h>
-/* Peak used memory of GPUs, sampled every 5 ms on a thread of its own
- * (bench_engine.c). Ordinals < 0 are skipped; stop fills n entries. */
+#include <stdint.h>
+/* Peak used memory of GPUs and the process's peak RSS, sampled every 5 ms
+ * on a thread of its own (bench_engine.c). Ordinals < 0 are skipped; stop fills n entries. */
 typedef struct bench_devmem bench_devmem;
 bench_devmem *bench_devmem_start(const int *ordinals, size_t n);
 void bench_devmem_stop(bench_devmem *dm, size_t *peak_used, size_t *total);
 void bench_devmem_free(bench_devmem *dm);
+/* The peak RSS of the process it sampled; reset != 0 starts a new peak. */
+uint64_t bench_devmem_rss_peak(bench_devmem *dm, int reset);
 
 #endif

@@ -10,7 +10,8 @@
  * in the steady state (between the first and the last job's end), how busy
  * the devices were (device time from events, and prove-worker time, over
  * wall time), the CPU/GPU split per partition, admissions refused for
- * memory, peak host RSS and peak device memory per GPU. --device-only
+ * memory, peak host RSS (over the run, and in the steady state from the
+ * first job's end) and peak device memory per GPU. --device-only
  * releases the parameters' host copy once every GPU keeps them
  * (srs_device_only in jobs.h).
  *
@@ -37,6 +38,7 @@
 struct bench_devmem {
     int ordinal[DEVMEM_MAX];
     size_t n, peak_used[DEVMEM_MAX], total[DEVMEM_MAX];
+    uint64_t rss_peak; /* the process's, since start or the last reset */
     int stop, started;
     pthread_mutex_t mu;
     pthread_t thread;
@@ -46,6 +48,11 @@ static void *devmem_main(void *arg)
 {
     bench_devmem *dm = arg;
     for (;;) {
+        uint64_t rss = cuzk_mem_rss();
+        pthread_mutex_lock(&dm->mu);
+        if (rss > dm->rss_peak)
+            dm->rss_peak = rss;
+        pthread_mutex_unlock(&dm->mu);
         for (size_t i = 0; i < dm->n; i++) {
             size_t free_b = 0, total_b = 0;
             if (cuzk_backend_device_mem(dm->ordinal[i], &free_b, &total_b) == CUZK_OK) {
@@ -75,8 +82,20 @@ bench_devmem *bench_devmem_start(const int *ordinals, size_t n)
     for (size_t i = 0; i < n && dm->n < DEVMEM_MAX; i++)
         if (ordinals[i] >= 0)
             dm->ordinal[dm->n++] = ordinals[i];
-    dm->started = dm->n && pthread_create(&dm->thread, NULL, devmem_main, dm) == 0;
+    dm->started = pthread_create(&dm->thread, NULL, devmem_main, dm) == 0;
     return dm;
+}
+
+uint64_t bench_devmem_rss_peak(bench_devmem *dm, int reset)
+{
+    if (!dm)
+        return 0;
+    pthread_mutex_lock(&dm->mu);
+    uint64_t v = dm->rss_peak;
+    if (reset)
+        dm->rss_peak = cuzk_mem_rss();
+    pthread_mutex_unlock(&dm->mu);
+    return v;
 }
 
 void bench_devmem_stop(bench_devmem *dm, size_t *peak_used, size_t *total)
@@ -299,6 +318,8 @@ int bench_engine(int argc, char **argv)
         syn_ms += (double)res.synthesis_ms;
         prove_ms += (double)res.prove_ms;
         cuzk_job_result_free(&res);
+        if (i == 0)
+            bench_devmem_rss_peak(dm, 1); /* the steady state starts here */
         if (i == 0 && !cuzk_jobs_status_get(eng, &st)) {
             for (size_t d = 0; d < st.n_devices; d++) {
                 dev_s_first += st.devices[d].device_s;
@@ -308,6 +329,7 @@ int bench_engine(int argc, char **argv)
         }
     }
     double wall = cuzk_now() - t0;
+    uint64_t steady_rss = bench_devmem_rss_peak(dm, 0);
     size_t peak[DEVMEM_MAX] = {0}, total[DEVMEM_MAX] = {0};
     bench_devmem_stop(dm, peak, total);
     if (!rc && !(e = cuzk_jobs_status_get(eng, &st))) {
@@ -329,13 +351,14 @@ int bench_engine(int argc, char **argv)
                "s_per_proof=%.2f steady_s_per_proof=%.2f gpu_busy=%.3f steady_gpu_busy=%.3f "
                "worker_busy=%.3f steady_worker_busy=%.3f synthesis_s_per_partition=%.2f "
                "prove_s_per_partition=%.2f admissions_refused=%llu peak_rss_gib=%.1f "
-               "peak_reserved_gib=%.1f srs_gib=%.1f\n",
+               "steady_peak_rss_gib=%.1f peak_reserved_gib=%.1f srs_gib=%.1f\n",
                log_n, parts, n_jobs, completed, st.n_devices, wall, wall / n_jobs, steady,
                dev_s / (wall * nd), n_jobs > 1 ? (dev_s - dev_s_first) / (steady_span * nd) : 0,
                busy_s / (wall * nd), n_jobs > 1 ? (busy_s - busy_s_first) / (steady_span * nd) : 0,
                syn_ms / 1000.0 / (n_jobs * parts), prove_ms / 1000.0 / (n_jobs * parts),
                (unsigned long long)st.mem.refusals, gib((double)st.mem.peak_rss),
-               gib((double)st.mem.peak_reserved), gib((double)st.srs_bytes));
+               gib((double)steady_rss), gib((double)st.mem.peak_reserved),
+               gib((double)st.srs_bytes));
         cuzk_jobs_status_free(&st);
         if (completed != n_jobs)
             rc = 1;

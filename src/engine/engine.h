@@ -42,6 +42,7 @@ typedef struct part {
     size_t w_bytes;
     cuzk_fr *abc; /* a, b, c: 3 x m */
     size_t abc_bytes;
+    int abc_pinned;       /* page-locked (cuzk_backend_host_alloc) */
     cuzk_fr *pub;         /* public inputs (ONE excluded), kept for verification */
     uint64_t reserved;    /* bytes reserved at admission */
     int attempts, device; /* prove attempts so far; device of the last one */
@@ -69,6 +70,7 @@ struct job {
     int prep;          /* PREP_*: SRS acquired and profile known when READY */
     cuzk_srs_circuit *circ;
     uint64_t part_bytes, job_bytes; /* the working-set profile */
+    size_t abc_bytes;               /* its a, b, c part */
     int wit_state;                  /* WIT_* (SYNTHETIC) */
     cuzk_fr *syn_w;                 /* the shared witness (SYNTHETIC) */
     size_t syn_w_bytes;
@@ -108,6 +110,15 @@ typedef struct {
     int started;
 } cpu_worker;
 
+/* An a, b, c buffer kept for the next partition of the same size, with its
+ * reservation (page-locking 12 GiB, or faulting it in, costs seconds). */
+#define N_POOL 64
+typedef struct {
+    cuzk_fr *p;
+    size_t bytes;
+    int pinned;
+} pooled;
+
 /* srs_device_only: which prove workers keep a circuit's parameters. */
 #define N_PINNED 32
 typedef struct {
@@ -146,6 +157,9 @@ struct cuzk_jobs {
     prover *provers;
     size_t n_provers;
     pinned_srs pinned[N_PINNED];
+    pooled pool[N_POOL];
+    size_t n_pool, pool_max;
+    int pin_abc; /* a, b, c in page-locked memory (GPU devices) */
     cpu_worker *synths, *finals;
 };
 
@@ -163,5 +177,9 @@ cuzk_err engine_workers_start(cuzk_jobs *j);
 void engine_workers_stop(cuzk_jobs *j);  /* joins them */
 void engine_workers_free(cuzk_jobs *j);  /* closes the backends */
 uint64_t engine_srs_bytes(cuzk_jobs *j); /* resident SRS (lock not needed) */
+/* a, b, c buffers, lock held: back to the pool (its reservation with it) or
+ * freed; and every pooled buffer freed. */
+void engine_abc_put(cuzk_jobs *j, part *p);
+void engine_pool_drain(cuzk_jobs *j);
 
 #endif

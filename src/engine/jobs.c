@@ -210,6 +210,8 @@ static void finish(cuzk_jobs *j, job *jb, cuzk_job_status st)
         jb->res.n_partitions = 0;
     }
     j->n_done++;
+    if (!j->n_queued && !j->n_running)
+        engine_pool_drain(j); /* idle: pooled a, b, c buffers go back */
     int o = st == CUZK_JOB_COMPLETED ? 0 : st == CUZK_JOB_FAILED ? 1 : 2;
     j->outcome[kind_index(jb->kind)][o]++;
     if (st == CUZK_JOB_COMPLETED) {
@@ -304,9 +306,9 @@ void engine_part_end(cuzk_jobs *j, part *p, int stage)
 {
     job *jb = p->jb;
     cuzk_mem_release(j->mem, p->w, p->w_bytes);
-    cuzk_mem_release(j->mem, p->abc, p->abc_bytes);
+    engine_abc_put(j, p);
     free(p->pub);
-    p->w = p->abc = p->pub = NULL;
+    p->w = p->pub = NULL;
     cuzk_mem_unreserve(j->mem, p->reserved);
     p->reserved = 0;
     p->stage = stage;
@@ -322,6 +324,7 @@ void cuzk_jobs_free(cuzk_jobs *j)
     if (!j)
         return;
     cuzk_jobs_drain(j, 0);
+    engine_pool_drain(j);
     engine_workers_free(j);
     for (job *jb = j->all, *nx; jb; jb = nx) {
         nx = jb->next_all;
@@ -741,6 +744,8 @@ cuzk_err cuzk_jobs_status_get(cuzk_jobs *j, cuzk_jobs_status *out)
     out->ready = j->n_ready;
     out->proving = j->n_prove;
     out->finalizing = j->n_final;
+    for (size_t i = 0; i < j->n_pool; i++)
+        out->pooled_bytes += j->pool[i].bytes;
     pthread_mutex_unlock(&j->lock);
     cuzk_mem_stats_get(j->mem, &out->mem);
     out->srs_bytes = srs_bytes;

@@ -131,6 +131,40 @@ static uint64_t srs_load_bytes(cuzk_jobs *j, const char *id)
     return need;
 }
 
+void engine_abc_put(cuzk_jobs *j, part *p)
+{
+    if (!p->abc)
+        return;
+    if (j->n_pool < j->pool_max && j->n_pool < N_POOL && p->reserved >= p->abc_bytes) {
+        j->pool[j->n_pool++] = (pooled){p->abc, p->abc_bytes, p->abc_pinned};
+        p->reserved -= p->abc_bytes; /* the pool holds that part now */
+    } else {
+        cuzk_backend_host_free(p->abc, p->abc_pinned);
+        cuzk_mem_uncharge(j->mem, p->abc_bytes);
+    }
+    p->abc = NULL;
+    p->abc_bytes = 0;
+}
+
+void engine_pool_drain(cuzk_jobs *j)
+{
+    for (size_t i = 0; i < j->n_pool; i++) {
+        cuzk_backend_host_free(j->pool[i].p, j->pool[i].pinned);
+        cuzk_mem_uncharge(j->mem, j->pool[i].bytes);
+        cuzk_mem_unreserve(j->mem, j->pool[i].bytes);
+    }
+    j->n_pool = 0;
+}
+
+/* A pooled buffer of `bytes`, or -1. */
+static int pool_find(const cuzk_jobs *j, size_t bytes)
+{
+    for (size_t i = 0; i < j->n_pool; i++)
+        if (j->pool[i].bytes == bytes)
+            return (int)i;
+    return -1;
+}
+
 /* Admit the job's next partition; lock held, reservation made. */
 static part *admit(cuzk_jobs *j, job *jb, uint64_t reserved)
 {
@@ -209,7 +243,18 @@ static int next_task(cuzk_jobs *j, task *t)
             }
             int builds_witness = jb->kind == CUZK_KIND_SYNTHETIC && jb->wit_state == WIT_NONE;
             uint64_t need = jb->part_bytes + (builds_witness ? jb->job_bytes : 0);
-            if (!reserve(j, need, 1)) {
+            int pi = pool_find(j, jb->abc_bytes);
+            if (pi >= 0)
+                need -= jb->abc_bytes; /* reserved by the pool already */
+            int ok = reserve(j, need, 1);
+            if (!ok && j->n_pool) { /* pooled buffers of no use here: give them back */
+                if (pi >= 0)
+                    need += jb->abc_bytes;
+                engine_pool_drain(j);
+                pi = -1;
+                ok = reserve(j, need, 1);
+            }
+            if (!ok) {
                 uint64_t unused, used = srs_used(j, &unused);
                 cuzk_mem_stats ms;
                 cuzk_mem_stats_get(j->mem, &ms);
@@ -230,6 +275,13 @@ static int next_task(cuzk_jobs *j, task *t)
             t->what = T_SYNTH;
             t->jb = jb;
             t->p = admit(j, jb, jb->part_bytes);
+            if (pi >= 0) {
+                pooled pb = j->pool[pi];
+                j->pool[pi] = j->pool[--j->n_pool];
+                t->p->abc = pb.p;
+                t->p->abc_bytes = pb.bytes;
+                t->p->abc_pinned = pb.pinned;
+            }
             if (builds_witness) {
                 jb->wit_state = WIT_BUILDING;
                 jb->job_reserved = jb->job_bytes;
@@ -306,7 +358,8 @@ static cuzk_err prepare(cuzk_jobs *j, job *jb)
     jb->circ = circ;
     /* The working set: a, b, c, plus the witness (per partition when it
      * comes with the request; once per job for a synthetic circuit). */
-    jb->part_bytes = 3 * m * sizeof(cuzk_fr);
+    jb->abc_bytes = 3 * m * sizeof(cuzk_fr);
+    jb->part_bytes = jb->abc_bytes;
     if (jb->kind == CUZK_KIND_SYNTHETIC)
         jb->job_bytes = n_vars * sizeof(cuzk_fr);
     else
@@ -356,12 +409,23 @@ static cuzk_err synthesize(cuzk_jobs *j, part *p, int builds_witness)
     if (!p->abc) {
         CUZK_TRY(engine_hook(j, CUZK_HOOK_ALLOC, jb, p->index, -1));
         void *abc = NULL;
-        CUZK_TRY(cuzk_mem_alloc(j->mem, 3 * m * sizeof(cuzk_fr), 1, "a, b, c", &abc));
+        int pinned = 0;
+        size_t bytes = 3 * m * sizeof(cuzk_fr);
+        if (j->pin_abc) {
+            CUZK_TRY(cuzk_backend_host_alloc(bytes, &abc, &pinned));
+        } else if (!(abc = malloc(bytes))) {
+            return cuzk_fail(CUZK_ENOMEM, "out of memory allocating %zu bytes for a, b, c", bytes);
+        }
+        cuzk_mem_charge(j->mem, bytes);
         p->abc = abc;
-        p->abc_bytes = 3 * m * sizeof(cuzk_fr);
-    } else {
-        memset(p->abc, 0, p->abc_bytes); /* again, after a failed prove attempt */
+        p->abc_bytes = bytes;
+        p->abc_pinned = pinned;
     }
+    /* The SpMV writes every row below n_constraints; the padding up to m
+     * must be zero (a new or reused buffer holds anything there). */
+    for (int k = 0; k < 3; k++)
+        memset(p->abc + (size_t)k * m + pce->n_constraints, 0,
+               (m - pce->n_constraints) * sizeof(cuzk_fr));
     CUZK_TRY(cuzk_groth16_abc(pce, w, p->abc, p->abc + m, p->abc + 2 * m));
     if (!p->pub && pce->n_inputs > 1) {
         p->pub = malloc((pce->n_inputs - 1) * sizeof(cuzk_fr));
@@ -445,6 +509,11 @@ static void *synthesis_main(void *arg)
             engine_part_end(j, p, CUZK_PART_FAILED);
         } else if (engine_job_stopped(jb)) {
             engine_part_end(j, p, CUZK_PART_CANCELLED);
+        } else if (!healthy_devices(j)) {
+            /* The last device failed while this partition was synthesized:
+             * no prove worker is left to take it from the ready list. */
+            engine_fail_job(j, jb, "no healthy prove device left (see status: devices)");
+            engine_part_end(j, p, CUZK_PART_FAILED);
         } else {
             ready_insert(j, p);
         }
@@ -628,6 +697,9 @@ static void *prover_main(void *arg)
         dv->idle--;
         if (!n)
             break;
+        /* Taking partitions off the ready list makes room in the pipeline:
+         * wake the synthesis workers waiting for it. */
+        pthread_cond_broadcast(&j->changed);
         for (size_t i = 0; i < n; i++) {
             batch[i]->stage = CUZK_PART_PROVE;
             batch[i]->device = dv->ordinal;
@@ -673,10 +745,11 @@ static void *prover_main(void *arg)
             jb->res.prove_ms += engine_to_ms(dt);
             if (!rc) {
                 dv->partitions++;
-                /* The working set is done with: free it before finalizing. */
+                /* The working set is done with: free it (or pool it) before
+                 * finalizing. */
                 cuzk_mem_release(j->mem, p->w, p->w_bytes);
-                cuzk_mem_release(j->mem, p->abc, p->abc_bytes);
-                p->w = p->abc = NULL;
+                p->w = NULL;
+                engine_abc_put(j, p);
                 cuzk_mem_unreserve(j->mem, p->reserved);
                 p->reserved = 0;
                 if (engine_job_stopped(jb)) {
@@ -820,6 +893,7 @@ cuzk_err engine_workers_start(cuzk_jobs *j)
     j->n_provers = j->n_devices * cfg->workers;
     if (!j->cfg.pipeline_depth)
         j->cfg.pipeline_depth = 2 * (unsigned)j->n_provers;
+    j->pool_max = j->cfg.pipeline_depth + j->n_provers;
     j->provers = calloc(j->n_provers, sizeof *j->provers);
     j->synths = calloc(cfg->synthesis_workers, sizeof *j->synths);
     j->finals = calloc(cfg->finalizers, sizeof *j->finals);
@@ -833,6 +907,7 @@ cuzk_err engine_workers_start(cuzk_jobs *j)
         int ord = j->devices[pw->dev].ordinal;
         const char *name = strchr(j->backend, ':') ? "cuda" : j->backend;
         CUZK_TRY(cuzk_backend_open_on(name, ord < 0 ? 0 : ord, &pw->be));
+        j->pin_abc |= cuzk_backend_device(pw->be) >= 0;
     }
     for (size_t i = 0; i < j->n_provers; i++) {
         if (pthread_create(&j->provers[i].thread, NULL, prover_main, &j->provers[i]))

@@ -337,7 +337,7 @@ cuzk_err gpu_pinned_alloc(void **p, size_t bytes, const char *what)
 {
     *p = NULL;
     void *raw = NULL;
-    if (cudaHostAlloc(&raw, bytes + PIN_HDR, cudaHostAllocDefault) != cudaSuccess) {
+    if (cudaHostAlloc(&raw, bytes + PIN_HDR, cudaHostAllocPortable) != cudaSuccess) {
         cudaGetLastError();
         return cuzk_fail(CUZK_ENOMEM, "cannot pin %.1f MiB of host memory for %s",
                          bytes / 1048576.0, what);
@@ -355,6 +355,16 @@ void gpu_pinned_free(void *p)
     unsigned char *raw = (unsigned char *)p - PIN_HDR;
     __atomic_sub_fetch(&pinned_total, *(size_t *)raw, __ATOMIC_RELAXED);
     cudaFreeHost(raw);
+}
+
+extern "C" cuzk_err cuzk_gpu_host_alloc(void **p, size_t bytes)
+{
+    return gpu_pinned_alloc(p, bytes, "a host buffer");
+}
+
+extern "C" void cuzk_gpu_host_free(void *p)
+{
+    gpu_pinned_free(p);
 }
 
 extern "C" size_t cuzk_gpu_pinned_bytes(void)
@@ -446,9 +456,21 @@ cuzk_err gpu_copy_h2d(cuzk_gpu *g, void *dev, const void *host, size_t bytes)
     return gpu_copy_h2d_on(g, g->stream, dev, host, bytes);
 }
 
+/* Whether host memory is page-locked (cudaHostAlloc'd or registered): then
+ * copies go straight to and from it, without the staging buffers. */
+static int host_pinned(const void *host)
+{
+    cudaPointerAttributes at;
+    if (cudaPointerGetAttributes(&at, host) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return at.type == cudaMemoryTypeHost;
+}
+
 cuzk_err gpu_copy_h2d_on(cuzk_gpu *g, cudaStream_t st, void *dev, const void *host, size_t bytes)
 {
-    if (bytes < STAGE_BYTES / 4 || !stage_ready(g)) {
+    if (bytes < STAGE_BYTES / 4 || host_pinned(host) || !stage_ready(g)) {
         GPU_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, st), "copy to device");
         return CUZK_OK;
     }
@@ -468,7 +490,7 @@ cuzk_err gpu_copy_h2d_on(cuzk_gpu *g, cudaStream_t st, void *dev, const void *ho
 
 cuzk_err gpu_copy_d2h(cuzk_gpu *g, void *host, const void *dev, size_t bytes)
 {
-    if (bytes < STAGE_BYTES / 4 || !stage_ready(g)) {
+    if (bytes < STAGE_BYTES / 4 || host_pinned(host) || !stage_ready(g)) {
         GPU_TRY(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, g->stream),
                 "copy to host");
         GPU_TRY(cudaStreamSynchronize(g->stream), "copy to host");

@@ -68,6 +68,33 @@ size_t cuzk_backend_pinned_bytes(void)
 #endif
 }
 
+cuzk_err cuzk_backend_host_alloc(size_t bytes, void **out, int *pinned)
+{
+    *pinned = 0;
+#ifdef CUZK_HAVE_CUDA
+    if (cuzk_gpu_count() > 0 && cuzk_gpu_host_alloc(out, bytes) == CUZK_OK) {
+        *pinned = 1;
+        return CUZK_OK;
+    }
+#endif
+    *out = malloc(bytes ? bytes : 1);
+    if (!*out)
+        return cuzk_fail(CUZK_ENOMEM, "out of memory allocating %zu bytes", bytes);
+    return CUZK_OK;
+}
+
+void cuzk_backend_host_free(void *p, int pinned)
+{
+#ifdef CUZK_HAVE_CUDA
+    if (pinned) {
+        cuzk_gpu_host_free(p);
+        return;
+    }
+#endif
+    (void)pinned;
+    free(p);
+}
+
 int cuzk_backend_gpus(void)
 {
 #ifdef CUZK_HAVE_CUDA
