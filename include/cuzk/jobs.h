@@ -162,6 +162,11 @@ typedef struct {
     unsigned max_batch_size;    /* partitions of one circuit a prove worker takes in a
                                    row (default 1) */
     unsigned max_batch_wait_ms; /* how long it waits for a batch to fill (default 0) */
+    /* While the pipeline is full, prepare the next synthetic job and build
+     * its shared witness (seconds of single-threaded work at full size), so
+     * the prove workers do not wait for it when its turn comes. One job
+     * ahead at most; it counts as running from then on. */
+    int lookahead;
     /* Host memory budget for resident SRS plus partition working sets
      * (bytes, 0 = unlimited); the SRS manager's bytes count against it. */
     uint64_t memory_budget;

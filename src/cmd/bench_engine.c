@@ -13,7 +13,8 @@
  * memory, peak host RSS (over the run, and in the steady state from the
  * first job's end) and peak device memory per GPU. --device-only
  * releases the parameters' host copy once every GPU keeps them
- * (srs_device_only in jobs.h).
+ * (srs_device_only in jobs.h); --lookahead builds the next job's witness
+ * while the pipeline is full (lookahead in jobs.h).
  *
  * The device-memory sampler is shared with `cuzk-bench partition`. */
 #define _GNU_SOURCE
@@ -198,10 +199,11 @@ int bench_engine(int argc, char **argv)
 
     printf("# engine log=%u constraints=%llu public=%u partitions=%d jobs=%d backend=%s "
            "setup_backend=%s devices=%s workers=%u synthesis_workers=%u depth=%u batch=%u "
-           "budget_gib=%.1f threads=%u\n",
+           "budget_gib=%.1f threads=%u device_only=%d lookahead=%d\n",
            log_n, (unsigned long long)n, n_public, parts, n_jobs, bn, sbn,
            n_dev ? bench_arg(argc, argv, "--devices", "") : "default", workers, synth, depth, batch,
-           gib((double)budget), cuzk_threads_count());
+           gib((double)budget), cuzk_threads_count(), bench_flag(argc, argv, "--device-only"),
+           bench_flag(argc, argv, "--lookahead"));
     fflush(stdout);
 
     /* 1. The circuit (structure only) and its parameters, in memory. */
@@ -258,7 +260,8 @@ int bench_engine(int argc, char **argv)
                             .max_batch_size = batch,
                             .memory_budget = budget,
                             .mem_sample_ms = 20,
-                            .srs_device_only = bench_flag(argc, argv, "--device-only")};
+                            .srs_device_only = bench_flag(argc, argv, "--device-only"),
+                            .lookahead = bench_flag(argc, argv, "--lookahead")};
     if ((e = cuzk_jobs_new(&cfg, srs, &eng))) {
         rc = bench_die("engine: start", e);
         goto out;

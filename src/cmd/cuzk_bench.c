@@ -12,7 +12,7 @@
  *                                                    in memory (bench_partition.c)
  *   cuzk-bench engine --log K [--partitions P] [--jobs J] [--backend B] [--devices 0,1]
  *                     [--workers W] [--synthesis-workers S] [--depth D] [--batch B]
- *                     [--budget auto|NGiB] [--device-only]
+ *                     [--budget auto|NGiB] [--device-only] [--lookahead]
  *                                                    sustained throughput of the engine
  *                                                    on synthetic jobs (bench_engine.c)
  *   cuzk-bench synth-witness --log K [--public N] [--seed S] [--reps R] [--compare]

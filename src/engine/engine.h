@@ -48,6 +48,7 @@ typedef struct part {
     int attempts, device; /* prove attempts so far; device of the last one */
     int oom_retried;      /* one retry after a device out-of-memory */
     int builds_witness;   /* it builds its synthetic job's shared witness */
+    int lookahead;        /* admitted ahead of a full pipeline (pipeline.c) */
     cuzk_proof proof;
 } part;
 
@@ -147,7 +148,7 @@ struct cuzk_jobs {
     part *final_head, *final_tail;
     size_t n_queued, n_running, n_done;
     uint64_t queued_bytes; /* witness bytes held by queued jobs */
-    uint32_t n_prep, n_synth, n_ready, n_prove, n_final;
+    uint32_t n_prep, n_synth, n_ready, n_prove, n_final, n_lookahead;
     uint64_t next_id, next_seq;
     int draining, stopping;
     uint64_t outcome[CUZK_JOBS_N_KINDS][3]; /* completed, failed, cancelled */

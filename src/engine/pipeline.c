@@ -11,7 +11,13 @@
  *     runs further ahead of the GPUs than that), and
  *   - the memory accountant can reserve the partition's profile next to the
  *     resident SRS within the budget.
- * When the job at the head cannot be admitted for memory, admission waits:
+ * With `lookahead`, when the pipeline is full one partition may still be
+ * admitted ahead:
+ * the first of a synthetic job behind, whose shared witness takes seconds
+ * of single-threaded work to build, so that it is ready when the job's
+ * turn comes (memory permitting; it is not counted against the depth while
+ * it builds). When the job at the head cannot be admitted for memory,
+ * admission waits:
  * lower priorities do not overtake it (they would starve it); nor do they
  * while a job of a higher level is being prepared (its SRS load, a
  * synthetic witness), though jobs behind it at its own level may. Partitions
@@ -203,8 +209,13 @@ static int next_task(cuzk_jobs *j, task *t)
         t->p->next = NULL;
         return 1;
     }
-    if (j->n_synth + j->n_ready >= j->cfg.pipeline_depth)
+    /* Full: only look ahead, preparing the jobs behind and building the
+     * witness of one (seconds of single-threaded work the GPUs would
+     * otherwise wait for when that job's turn comes). */
+    int full = j->n_synth - j->n_lookahead + j->n_ready >= j->cfg.pipeline_depth;
+    if (full && !j->cfg.lookahead)
         return 0;
+    int witnessed = 0; /* jobs passed whose shared witness is built */
     for (int pr = N_PRIO - 1; pr >= 0; pr--) {
         int busy = 0; /* a job of this level is being prepared */
         for (job *jb = j->qhead[pr], *nx; jb; jb = nx) {
@@ -215,14 +226,32 @@ static int next_task(cuzk_jobs *j, task *t)
                 engine_fail_job(j, jb, "no healthy prove device left (see status: devices)");
                 continue;
             }
-            if (jb->prep == PREP_RUNNING ||
-                (jb->kind == CUZK_KIND_SYNTHETIC && jb->wit_state == WIT_BUILDING)) {
+            int heavy = jb->prep == PREP_RUNNING ||
+                        (jb->kind == CUZK_KIND_SYNTHETIC && jb->wit_state == WIT_BUILDING);
+            int lookahead = 0;
+            if (full) {
+                /* One job ahead at most: the first synthetic one without its
+                 * witness, once nothing heavy is under way and only the head
+                 * job has its witness. */
+                if (heavy || j->n_prep || j->n_lookahead)
+                    return 0;
+                if (jb->kind != CUZK_KIND_SYNTHETIC || jb->wit_state != WIT_NONE) {
+                    witnessed += jb->kind == CUZK_KIND_SYNTHETIC;
+                    continue;
+                }
+                if (witnessed > 1)
+                    return 0;
+                lookahead = 1;
+            } else if (heavy) {
                 busy = 1; /* jobs behind it at its level may go ahead */
                 continue;
             }
             if (jb->prep == PREP_NONE) {
-                /* Its SRS must fit next to the work in flight. */
+                /* Its SRS must fit next to the work in flight (pooled
+                 * buffers are given back if that makes it fit). */
                 uint64_t load = srs_load_bytes(j, jb->circuit_id);
+                if (load && !reserve(j, load, 0) && j->n_pool)
+                    engine_pool_drain(j);
                 if (load && !reserve(j, load, 0))
                     return 0;
                 if (jb->state == ST_QUEUED) {
@@ -254,6 +283,8 @@ static int next_task(cuzk_jobs *j, task *t)
                 pi = -1;
                 ok = reserve(j, need, 1);
             }
+            if (!ok && lookahead)
+                continue;
             if (!ok) {
                 uint64_t unused, used = srs_used(j, &unused);
                 cuzk_mem_stats ms;
@@ -287,11 +318,13 @@ static int next_task(cuzk_jobs *j, task *t)
                 jb->job_reserved = jb->job_bytes;
                 t->p->builds_witness = 1;
             }
+            t->p->lookahead = lookahead;
+            j->n_lookahead += (uint32_t)lookahead;
             return 1;
         }
         /* Lower levels wait until this one's preparations are done, so a
          * higher-priority job never finds its pipeline filled by lower ones. */
-        if (busy)
+        if (busy && !full)
             return 0;
     }
     return 0;
@@ -501,6 +534,8 @@ static void *synthesis_main(void *arg)
         snprintf(msg, sizeof msg, "%s", cuzk_errmsg());
         pthread_mutex_lock(&j->lock);
         j->n_synth--;
+        j->n_lookahead -= (uint32_t)p->lookahead;
+        p->lookahead = 0;
         jb->res.synthesis_ms += engine_to_ms(cuzk_now() - t0);
         if (builds_witness)
             jb->wit_state = jb->syn_w ? WIT_READY : WIT_NONE;

@@ -26,7 +26,7 @@ typedef struct {
 #define GEN_CONSTRAINTS 512
 #define GEN_PUBLIC 2
 
-static uint8_t *read_all(const char *path, size_t *size)
+static inline uint8_t *read_all(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -44,7 +44,7 @@ static uint8_t *read_all(const char *path, size_t *size)
     return b;
 }
 
-static int fixture_open(fixture *fx, const char *name)
+static inline int fixture_open(fixture *fx, const char *name)
 {
     memset(fx, 0, sizeof *fx);
     snprintf(fx->dir, sizeof fx->dir, "%s/%s_%ld", check_tmpdir(), name, (long)getpid());
@@ -84,7 +84,7 @@ static int fixture_open(fixture *fx, const char *name)
     return fx->wit && fx->bad_wit && bs == fx->wit_size;
 }
 
-static void fixture_close(fixture *fx)
+static inline void fixture_close(fixture *fx)
 {
     cuzk_srs_manager_free(fx->srs);
     free(fx->wit);
@@ -95,7 +95,8 @@ static void fixture_close(fixture *fx)
         fprintf(stderr, "could not remove %s\n", fx->dir);
 }
 
-static cuzk_job_request synth_req(uint64_t n, uint32_t pub, uint64_t seed, uint32_t parts, int prio)
+static inline cuzk_job_request synth_req(uint64_t n, uint32_t pub, uint64_t seed, uint32_t parts,
+                                         int prio)
 {
     cuzk_job_request r;
     memset(&r, 0, sizeof r);
@@ -109,8 +110,8 @@ static cuzk_job_request synth_req(uint64_t n, uint32_t pub, uint64_t seed, uint3
 }
 
 /* A GENERIC_R1CS request for "gen" with `parts` copies of one witness. */
-static cuzk_job_request gen_req(const uint8_t *const *wits, const size_t *sizes, size_t parts,
-                                int prio)
+static inline cuzk_job_request gen_req(const uint8_t *const *wits, const size_t *sizes,
+                                       size_t parts, int prio)
 {
     cuzk_job_request r;
     memset(&r, 0, sizeof r);
@@ -125,7 +126,7 @@ static cuzk_job_request gen_req(const uint8_t *const *wits, const size_t *sizes,
 
 /* 1 when every partition proof of a COMPLETED result verifies with the
  * circuit's .vk against the public inputs the result returns. */
-static int result_verifies(const char *dir, const cuzk_job_result *res)
+static inline int result_verifies(const char *dir, const cuzk_job_result *res)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.vk", dir, res->circuit_id);
