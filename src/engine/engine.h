@@ -120,11 +120,14 @@ typedef struct {
     int pinned;
 } pooled;
 
-/* srs_device_only: which prove workers keep a circuit's parameters. */
+/* srs_device_only: a circuit whose parameters go to every prove worker's
+ * device before any of its partitions is admitted, and whose host copy is
+ * released then. The slot holds an SRS reference of its own. */
 #define N_PINNED 32
 typedef struct {
-    const cuzk_params *params; /* NULL: free slot */
-    uint64_t workers;          /* bit i: prover i keeps them on its device */
+    cuzk_srs_circuit *circ; /* NULL: free slot */
+    uint64_t workers;       /* bit i: prover i keeps them on its device */
+    uint64_t busy;          /* bit i: prover i is uploading them */
     int released, failed;
 } pinned_srs;
 
@@ -182,5 +185,7 @@ uint64_t engine_srs_bytes(cuzk_jobs *j); /* resident SRS (lock not needed) */
  * freed; and every pooled buffer freed. */
 void engine_abc_put(cuzk_jobs *j, part *p);
 void engine_pool_drain(cuzk_jobs *j);
+/* srs_device_only slots, lock held: give back their SRS references. */
+void engine_pins_free(cuzk_jobs *j);
 
 #endif

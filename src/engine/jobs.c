@@ -325,6 +325,7 @@ void cuzk_jobs_free(cuzk_jobs *j)
         return;
     cuzk_jobs_drain(j, 0);
     engine_pool_drain(j);
+    engine_pins_free(j);
     engine_workers_free(j);
     for (job *jb = j->all, *nx; jb; jb = nx) {
         nx = jb->next_all;

@@ -33,6 +33,12 @@
  * anything else from a GPU marks the device unhealthy, its worker stops, and
  * the partition is synthesized again for another device.
  *
+ * srs_device_only: a job's preparation asks every prove worker to keep its
+ * circuit's parameters on its device; idle workers do so before taking
+ * partitions, and the last one releases the host copy. The circuit's
+ * partitions are admitted only after that (or once it failed, when the host
+ * copy stays), so the working sets never meet the host copy in memory.
+ *
  * Finalizers verify (verify_proofs) and encode the proof into the job's
  * result. Every exit of every stage goes through engine_part_end, which
  * frees the partition's memory and may end its job. */
@@ -162,6 +168,51 @@ void engine_pool_drain(cuzk_jobs *j)
     j->n_pool = 0;
 }
 
+static pinned_srs *pin_find(cuzk_jobs *j, const cuzk_srs_circuit *c)
+{
+    for (int i = 0; i < N_PINNED; i++)
+        if (j->pinned[i].circ && j->pinned[i].circ->params == c->params)
+            return &j->pinned[i];
+    return NULL;
+}
+
+/* Whether partitions of the job's circuit must wait for its parameters to
+ * reach the devices (srs_device_only). Lock held. */
+static int pin_pending(cuzk_jobs *j, const job *jb)
+{
+    const pinned_srs *ps = jb->circ ? pin_find(j, jb->circ) : NULL;
+    return ps && !ps->released && !ps->failed;
+}
+
+/* srs_device_only: after a job's preparation, ask every prove worker to
+ * keep its circuit's parameters on its device (once per circuit). Lock
+ * held. */
+static void pin_request(cuzk_jobs *j, job *jb)
+{
+    if (!j->cfg.srs_device_only || !j->pin_abc || !jb->circ || jb->circ->params->host_released ||
+        pin_find(j, jb->circ) || j->n_provers > 64)
+        return;
+    for (int i = 0; i < N_PINNED; i++)
+        if (!j->pinned[i].circ) {
+            cuzk_srs_circuit *c = NULL;
+            if (cuzk_srs_acquire(j->srs, jb->circuit_id, &c, NULL) != CUZK_OK)
+                return; /* no slot of its own: it stays on the host */
+            memset(&j->pinned[i], 0, sizeof j->pinned[i]);
+            j->pinned[i].circ = c;
+            CUZK_INFO("job=%s event=srs_to_devices circuit=%s", jb->id, jb->circuit_id);
+            return;
+        }
+}
+
+void engine_pins_free(cuzk_jobs *j)
+{
+    for (int i = 0; i < N_PINNED; i++)
+        if (j->pinned[i].circ) {
+            cuzk_srs_release(j->srs, j->pinned[i].circ);
+            j->pinned[i].circ = NULL;
+        }
+}
+
 /* A pooled buffer of `bytes`, or -1. */
 static int pool_find(const cuzk_jobs *j, size_t bytes)
 {
@@ -227,7 +278,8 @@ static int next_task(cuzk_jobs *j, task *t)
                 continue;
             }
             int heavy = jb->prep == PREP_RUNNING ||
-                        (jb->kind == CUZK_KIND_SYNTHETIC && jb->wit_state == WIT_BUILDING);
+                        (jb->kind == CUZK_KIND_SYNTHETIC && jb->wit_state == WIT_BUILDING) ||
+                        (jb->prep == PREP_READY && pin_pending(j, jb));
             int lookahead = 0;
             if (full) {
                 /* One job ahead at most: the first synthetic one without its
@@ -518,6 +570,8 @@ static void *synthesis_main(void *arg)
                 char why[1100];
                 snprintf(why, sizeof why, "%s (%s)", msg, cuzk_err_name(rc));
                 engine_fail_job(j, jb, why);
+            } else {
+                pin_request(j, jb);
             }
             engine_maybe_finish(j, jb);
             pthread_cond_broadcast(&j->changed);
@@ -635,6 +689,8 @@ static void redo(cuzk_jobs *j, part *p)
     j->redo = p;
 }
 
+static void pins_settle(cuzk_jobs *j);
+
 static void device_failed(cuzk_jobs *j, device *dv, const char *msg)
 {
     if (!dv->healthy)
@@ -642,6 +698,7 @@ static void device_failed(cuzk_jobs *j, device *dv, const char *msg)
     dv->healthy = 0;
     snprintf(dv->error, sizeof dv->error, "%.255s", msg);
     CUZK_ERROR("event=device_unhealthy device=%d error=\"%s\"", dv->ordinal, msg);
+    pins_settle(j);
     if (healthy_devices(j))
         return;
     /* Nowhere left to prove: everything waiting fails. */
@@ -655,53 +712,72 @@ static void device_failed(cuzk_jobs *j, device *dv, const char *msg)
 
 #define MAX_BATCH 64
 
-static pinned_srs *pinned_slot(cuzk_jobs *j, const cuzk_params *params)
+/* Release the host copy of every slot that all healthy provers keep (a
+ * device failing may complete one). Lock held. */
+static void pins_settle(cuzk_jobs *j)
 {
-    pinned_srs *free_slot = NULL;
-    for (int i = 0; i < N_PINNED; i++) {
-        if (j->pinned[i].params == params)
-            return &j->pinned[i];
-        if (!j->pinned[i].params && !free_slot)
-            free_slot = &j->pinned[i];
+    for (int k = 0; k < N_PINNED; k++) {
+        pinned_srs *ps = &j->pinned[k];
+        if (!ps->circ || ps->released || ps->failed)
+            continue;
+        int all = 1, any = 0;
+        for (size_t i = 0; i < j->n_provers; i++)
+            if (j->devices[j->provers[i].dev].healthy) {
+                any = 1;
+                all &= (int)(ps->workers >> i & 1);
+            }
+        if (!any) {
+            ps->failed = 1; /* nowhere to keep it */
+            continue;
+        }
+        if (!all)
+            continue;
+        ps->released = 1;
+        uint64_t freed = cuzk_srs_release_host(j->srs, ps->circ);
+        CUZK_INFO("event=srs_host_released circuit=%s freed=%llu", ps->circ->id,
+                  (unsigned long long)freed);
+        pthread_cond_broadcast(&j->changed);
     }
-    if (free_slot)
-        free_slot->params = params;
-    return free_slot;
 }
 
-/* srs_device_only: keep the circuit's parameters on this worker's device,
- * and release their host copy once every healthy worker does. Lock held on
- * entry and exit; released while uploading. */
-static void keep_on_device(cuzk_jobs *j, prover *pw, job *jb)
+/* A slot waiting for this prover's upload. Lock held. */
+static pinned_srs *pin_wanted(cuzk_jobs *j, size_t me)
 {
-    const cuzk_params *params = jb->circ->params;
-    pinned_srs *ps = pinned_slot(j, params);
+    for (int i = 0; i < N_PINNED; i++) {
+        pinned_srs *ps = &j->pinned[i];
+        if (ps->circ && !ps->released && !ps->failed && !((ps->workers | ps->busy) >> me & 1))
+            return ps;
+    }
+    return NULL;
+}
+
+/* Keep the slot's parameters on this prover's device; the last healthy
+ * prover to do so releases the host copy. Lock held on entry and exit,
+ * released while uploading. */
+static void keep_on_device(cuzk_jobs *j, prover *pw, pinned_srs *ps)
+{
     size_t me = (size_t)(pw - j->provers);
-    if (!ps || ps->failed || ps->released || me >= 64 || (ps->workers >> me & 1))
-        return;
+    int ordinal = j->devices[pw->dev].ordinal;
+    ps->busy |= (uint64_t)1 << me;
     pthread_mutex_unlock(&j->lock);
     double t = cuzk_now();
-    cuzk_err rc = cuzk_groth16_params_to_device(pw->be, params);
+    cuzk_err rc = cuzk_groth16_params_to_device(pw->be, ps->circ->params);
     char msg[512];
     snprintf(msg, sizeof msg, "%s", cuzk_errmsg());
     pthread_mutex_lock(&j->lock);
+    ps->busy &= ~((uint64_t)1 << me);
+    pthread_cond_broadcast(&j->changed);
     if (rc) {
         ps->failed = 1;
         CUZK_WARN("event=srs_device_only_off circuit=%s device=%d error=\"%s\" (the host copy "
                   "stays)",
-                  jb->circuit_id, j->devices[pw->dev].ordinal, msg);
+                  ps->circ->id, ordinal, msg);
         return;
     }
     ps->workers |= (uint64_t)1 << me;
-    CUZK_INFO("event=srs_on_device circuit=%s device=%d time_s=%.2f", jb->circuit_id,
-              j->devices[pw->dev].ordinal, cuzk_now() - t);
-    for (size_t i = 0; i < j->n_provers && i < 64; i++)
-        if (j->devices[j->provers[i].dev].healthy && !(ps->workers >> i & 1))
-            return;
-    ps->released = 1;
-    uint64_t freed = cuzk_srs_release_host(j->srs, jb->circ);
-    CUZK_INFO("event=srs_host_released circuit=%s freed=%llu", jb->circuit_id,
-              (unsigned long long)freed);
+    CUZK_INFO("event=srs_on_device circuit=%s device=%d time_s=%.2f", ps->circ->id, ordinal,
+              cuzk_now() - t);
+    pins_settle(j);
 }
 
 static void *prover_main(void *arg)
@@ -710,12 +786,20 @@ static void *prover_main(void *arg)
     cuzk_jobs *j = pw->j;
     device *dv = &j->devices[pw->dev];
     pthread_mutex_lock(&j->lock);
+    size_t me = (size_t)(pw - j->provers);
     while (dv->healthy) {
         part *batch[MAX_BATCH];
         size_t max = pw->batch_max < MAX_BATCH ? pw->batch_max : MAX_BATCH, n = 0;
+        pinned_srs *ps = NULL;
         dv->idle++;
-        while (!j->stopping && dv->healthy && !(n = pick_batch(j, pw->dev, batch, max, 0)))
+        while (!j->stopping && dv->healthy && !(ps = pin_wanted(j, me)) &&
+               !(n = pick_batch(j, pw->dev, batch, max, 0)))
             pthread_cond_wait(&j->changed, &j->lock);
+        if (ps && !j->stopping && dv->healthy) {
+            dv->idle--;
+            keep_on_device(j, pw, ps);
+            continue;
+        }
         /* A batch that is not full waits up to max_batch_wait_ms for more. */
         if (n && n < max && j->cfg.max_batch_wait_ms) {
             double end = cuzk_now() + j->cfg.max_batch_wait_ms / 1000.0;
@@ -754,8 +838,6 @@ static void *prover_main(void *arg)
             dv->current = jb;
             remember(dv, jb);
             p->attempts++;
-            if (j->cfg.srs_device_only && dv->ordinal >= 0)
-                keep_on_device(j, pw, jb);
             pthread_mutex_unlock(&j->lock);
             const cuzk_pce *pce = jb->circ->pce;
             cuzk_groth16_shape sh = {pce->log_domain, pce->n_inputs,  pce->n_aux,
