@@ -237,6 +237,12 @@ while time.time() < deadline:
         break
     time.sleep(0.05)
 check(stages.get(queued) == "queued", "second job queued: %s" % stages)
+# Each job's stage per partition: 8 entries, known names, the queued job's all queued.
+known = {"queued", "synthesis", "ready", "prove", "finalize", "done", "failed", "cancelled"}
+pst = {j.job_id: list(j.partition_stages) for j in st.jobs}
+check(len(pst.get(running, [])) == 8 and set(pst[running]) <= known and
+      pst[running] != ["queued"] * 8, "partition stages of the running job: %s" % pst)
+check(pst.get(queued) == ["queued"] * 8, "partition stages of the queued job: %s" % pst)
 c = eng.CancelProof(pb.CancelProofRequest(job_id=queued))
 check(not c.was_running, "cancel queued: was_running false")
 r = await_job(queued)

@@ -179,9 +179,18 @@ out=$(http_get "http://127.0.0.1:$PORT/status")
 if $PY -c 'import json,sys; d=json.loads(sys.argv[1].split(" ",1)[1]); assert d["ready"] and d["memory"]["budget_bytes"]==1<<30 and any(s["circuit_id"]=="c1" for s in d["srs"])' "$out"; then ok; else
     bad "/status: $out"
 fi
+# The engine: the budget, partitions admitted so far, the CPU backend as one healthy
+# device that proved them, nothing reserved while idle.
+if $PY -c 'import json,sys; e=json.loads(sys.argv[1].split(" ",1)[1])["engine"]; d=e["devices"]; assert e["memory_budget_bytes"]==1<<30 and e["admitted"]>0 and e["reserved_bytes"]==0 and len(d)==1 and d[0]["ordinal"]==-1 and d[0]["healthy"] and d[0]["partitions"]>0 and d[0]["busy_seconds"]>0' "$out"; then ok; else
+    bad "/status engine: $out"
+fi
 out=$(http_get "http://127.0.0.1:$PORT/metrics")
 if grep -qF 'cuzk_jobs_total{kind="synthetic",outcome="completed"}' <<<"$out" &&
-    grep -qF "cuzk_memory_budget_bytes 1073741824" <<<"$out"; then ok; else bad "/metrics: $out"; fi
+    grep -qF "cuzk_memory_budget_bytes 1073741824" <<<"$out" &&
+    grep -qF 'cuzk_memory_bytes{what="budget"} 1073741824' <<<"$out" &&
+    grep -qF 'cuzk_device_healthy{device="-1"} 1' <<<"$out" &&
+    grep -qE '^cuzk_admissions_total\{outcome="admitted"\} [1-9]' <<<"$out"; then ok
+else bad "/metrics: $out"; fi
 out=$(http_get "http://127.0.0.1:$PORT/nope")
 if [[ "$out" == "404 "* ]]; then ok; else bad "/nope: $out"; fi
 
