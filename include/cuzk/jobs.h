@@ -126,6 +126,7 @@ typedef enum {
     CUZK_HOOK_PROVE,     /* a prove worker starts a partition */
     CUZK_HOOK_FINALIZE,  /* a finalizer starts a partition */
     CUZK_HOOK_END,       /* a job ended (status set); the return is ignored */
+    CUZK_HOOK_PREPARE,   /* a job's circuit was acquired (its SRS resident) */
 } cuzk_hook_point;
 
 typedef struct {

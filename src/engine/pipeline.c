@@ -222,6 +222,29 @@ static int pool_find(const cuzk_jobs *j, size_t bytes)
     return -1;
 }
 
+/* Undo the preparation of jobs that hold an SRS but have nothing admitted
+ * (prepared while the job in front was being prepared), so that their SRS
+ * can make room for `for_jb`; they are prepared again in their turn.
+ * Returns how many were undone. Lock held. */
+static int unprepare_idle(cuzk_jobs *j, const job *for_jb)
+{
+    int n = 0;
+    for (int pr = 0; pr < N_PRIO; pr++)
+        for (job *jb = j->qhead[pr]; jb; jb = jb->next_q) {
+            if (jb == for_jb || jb->prep != PREP_READY || jb->next_admit || jb->inflight ||
+                !jb->circ || (for_jb->circ && jb->circ->params == for_jb->circ->params))
+                continue;
+            CUZK_INFO("job=%s event=unprepared circuit=%s reason=memory_budget for=%s", jb->id,
+                      jb->circuit_id, for_jb->id);
+            cuzk_srs_release(j->srs, jb->circ);
+            jb->circ = NULL;
+            jb->prep = PREP_NONE;
+            cuzk_job_result_free(&jb->res); /* the buffers prepare made */
+            n++;
+        }
+    return n;
+}
+
 /* Admit the job's next partition; lock held, reservation made. */
 static part *admit(cuzk_jobs *j, job *jb, uint64_t reserved)
 {
@@ -304,7 +327,7 @@ static int next_task(cuzk_jobs *j, task *t)
                 uint64_t load = srs_load_bytes(j, jb->circuit_id);
                 if (load && !reserve(j, load, 0) && j->n_pool)
                     engine_pool_drain(j);
-                if (load && !reserve(j, load, 0))
+                if (load && !reserve(j, load, 0) && !(unprepare_idle(j, jb) && reserve(j, load, 0)))
                     return 0;
                 if (jb->state == ST_QUEUED) {
                     jb->state = ST_RUNNING;
@@ -337,6 +360,8 @@ static int next_task(cuzk_jobs *j, task *t)
             }
             if (!ok && lookahead)
                 continue;
+            if (!ok && unprepare_idle(j, jb))
+                ok = reserve(j, need, 1);
             if (!ok) {
                 uint64_t unused, used = srs_used(j, &unused);
                 cuzk_mem_stats ms;
@@ -441,6 +466,7 @@ static cuzk_err prepare(cuzk_jobs *j, job *jb)
     }
     jb->res.inputs_per_partition = per;
     jb->circ = circ;
+    CUZK_TRY(engine_hook(j, CUZK_HOOK_PREPARE, jb, 0, -1));
     /* The working set: a, b, c, plus the witness (per partition when it
      * comes with the request; once per job for a synthetic circuit). */
     jb->abc_bytes = 3 * m * sizeof(cuzk_fr);
