@@ -604,8 +604,12 @@ cuzk_err cuzk_jobs_await(cuzk_jobs *j, const char *job_id, uint64_t timeout_ms,
         snprintf(out->job_id, sizeof out->job_id, "%s", jb->id);
         snprintf(out->circuit_id, sizeof out->circuit_id, "%s", jb->circuit_id);
         out->status = CUZK_JOB_TIMEOUT;
-        snprintf(out->error, sizeof out->error, "job still %s after %llu ms", job_stage(jb),
-                 (unsigned long long)timeout_ms);
+        if (timed_out)
+            snprintf(out->error, sizeof out->error, "job still %s after %llu ms", job_stage(jb),
+                     (unsigned long long)timeout_ms);
+        else
+            snprintf(out->error, sizeof out->error,
+                     "job still %s: the wait was abandoned (the client went away)", job_stage(jb));
     }
     jb->waiters--;
     purge(j);
