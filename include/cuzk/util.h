@@ -11,6 +11,11 @@
 /* Monotonic clock in seconds. */
 double cuzk_now(void);
 
+struct timespec;
+/* The CLOCK_REALTIME instant ms milliseconds from now, for
+ * pthread_cond_timedwait. */
+void cuzk_deadline_in_ms(uint64_t ms, struct timespec *out);
+
 /* Fill buf with n bytes from the OS CSPRNG (getrandom); blocks until seeded. */
 cuzk_err cuzk_random_bytes(void *buf, size_t n);
 

@@ -22,6 +22,15 @@ double cuzk_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+void cuzk_deadline_in_ms(uint64_t ms, struct timespec *ts)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += (time_t)(ms / 1000);
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L)
+        ts->tv_sec++, ts->tv_nsec -= 1000000000L;
+}
+
 cuzk_err cuzk_random_bytes(void *buf, size_t n)
 {
     uint8_t *p = buf;

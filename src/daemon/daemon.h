@@ -27,19 +27,6 @@ typedef struct {
     atomic_long preload_ms; /* time the start-up preload took */
 } cuzk_daemon;
 
-/* The CLOCK_REALTIME instant ms milliseconds from now, for
- * pthread_cond_timedwait. */
-static inline struct timespec cuzk_deadline_in_ms(uint64_t ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += (time_t)(ms / 1000);
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L)
-        ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-    return ts;
-}
-
 /* The CUDA devices this build sees (none without CUDA): ordinal and a
  * one-line description (name, compute capability, memory). */
 #define CUZK_DAEMON_MAX_GPUS 16

@@ -644,7 +644,8 @@ static void handle_watch(call_ctx *c)
         pthread_mutex_lock(&r->lock);
         int stop = c->client_gone || r->shutting_down;
         if (!stop) {
-            struct timespec ts = cuzk_deadline_in_ms(200);
+            struct timespec ts;
+            cuzk_deadline_in_ms(200, &ts);
             pthread_cond_timedwait(&r->idle, &r->lock, &ts);
         }
         pthread_mutex_unlock(&r->lock);
@@ -957,7 +958,8 @@ void cuzk_rpc_stop(cuzk_rpc *r, double grace_s)
             cancelled = 1;
             pthread_mutex_lock(&r->lock);
         }
-        struct timespec ts = cuzk_deadline_in_ms(50);
+        struct timespec ts;
+        cuzk_deadline_in_ms(50, &ts);
         pthread_cond_timedwait(&r->idle, &r->lock, &ts);
     }
     pthread_mutex_unlock(&r->lock);

@@ -168,6 +168,7 @@ struct cuzk_jobs {
 };
 
 /* jobs.c: bookkeeping, lock held. */
+void engine_unqueue(cuzk_jobs *j, job *jb); /* out of its priority queue */
 void engine_part_end(cuzk_jobs *j, part *p, int stage);
 void engine_fail_job(cuzk_jobs *j, job *jb, const char *why);
 void engine_maybe_finish(cuzk_jobs *j, job *jb);

@@ -28,17 +28,6 @@ static const double bucket_le[N_BUCKETS] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                                             2.5,   5,    10,    30,   60,  120,  300, 600};
 static const int kind_values[CUZK_JOBS_N_KINDS] = {1, 2, 3, 4, 16, 17, 0};
 
-static struct timespec deadline_in_ms(uint64_t ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += (time_t)(ms / 1000);
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L)
-        ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-    return ts;
-}
-
 const char *cuzk_kind_name(int kind)
 {
     switch (kind) {
@@ -156,8 +145,7 @@ cuzk_err engine_hook(cuzk_jobs *j, cuzk_hook_point pt, const job *jb, uint32_t p
     return j->cfg.hook(j->cfg.hook_ctx, &ev);
 }
 
-/* Take a job out of its priority queue; lock held. */
-static void unqueue(cuzk_jobs *j, job *jb)
+void engine_unqueue(cuzk_jobs *j, job *jb)
 {
     if (!jb->queued)
         return;
@@ -183,7 +171,7 @@ static void unqueue(cuzk_jobs *j, job *jb)
 /* Record the end of a job; lock held, nothing of it in flight. */
 static void finish(cuzk_jobs *j, job *jb, cuzk_job_status st)
 {
-    unqueue(j, jb);
+    engine_unqueue(j, jb);
     if (jb->state == ST_RUNNING)
         j->n_running--;
     for (uint32_t i = jb->next_admit; i < jb->partitions; i++)
@@ -280,7 +268,7 @@ static void drop_queued_parts(cuzk_jobs *j, job *jb, part **head, uint32_t *coun
  * admitted, and what waits between stages ends now. */
 static void stop_job(cuzk_jobs *j, job *jb)
 {
-    unqueue(j, jb);
+    engine_unqueue(j, jb);
     drop_queued_parts(j, jb, &j->ready, &j->n_ready, CUZK_PART_CANCELLED);
     drop_queued_parts(j, jb, &j->redo, NULL, CUZK_PART_CANCELLED);
     /* The final queue keeps a tail pointer: rebuild it. */
@@ -581,7 +569,8 @@ cuzk_err cuzk_jobs_await(cuzk_jobs *j, const char *job_id, uint64_t timeout_ms,
                          const volatile int *abort, cuzk_job_result *out)
 {
     memset(out, 0, sizeof *out);
-    struct timespec dl = deadline_in_ms(timeout_ms);
+    struct timespec dl;
+    cuzk_deadline_in_ms(timeout_ms, &dl);
     pthread_mutex_lock(&j->lock);
     job *jb = find_job(j, job_id ? job_id : "");
     if (!jb) {
@@ -655,7 +644,8 @@ void cuzk_jobs_drain(cuzk_jobs *j, double grace_s)
     j->draining = 1;
     double end = cuzk_now() + grace_s;
     while (j->n_queued + j->n_running > 0 && cuzk_now() < end) {
-        struct timespec ts = deadline_in_ms(100);
+        struct timespec ts;
+        cuzk_deadline_in_ms(100, &ts);
         pthread_cond_timedwait(&j->changed, &j->lock, &ts);
     }
     /* finish() may drop other finished jobs from the list: look again

@@ -249,22 +249,8 @@ static int unprepare_idle(cuzk_jobs *j, const job *for_jb)
 static part *admit(cuzk_jobs *j, job *jb, uint64_t reserved)
 {
     part *p = &jb->parts[jb->next_admit++];
-    if (jb->next_admit == jb->partitions) {
-        /* Nothing left to admit: out of the priority queue. */
-        job *prev = NULL;
-        for (job *q = j->qhead[jb->prio]; q; prev = q, q = q->next_q)
-            if (q == jb) {
-                if (prev)
-                    prev->next_q = q->next_q;
-                else
-                    j->qhead[jb->prio] = q->next_q;
-                if (j->qtail[jb->prio] == q)
-                    j->qtail[jb->prio] = prev;
-                break;
-            }
-        jb->next_q = NULL;
-        jb->queued = 0;
-    }
+    if (jb->next_admit == jb->partitions)
+        engine_unqueue(j, jb); /* nothing left to admit */
     p->reserved = reserved;
     p->seq = j->next_seq++;
     p->stage = CUZK_PART_SYNTHESIS;
