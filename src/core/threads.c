@@ -20,6 +20,7 @@ static pthread_t *workers;
 static unsigned n_workers; /* threads besides the caller */
 static unsigned n_threads; /* 0 = not yet decided */
 static unsigned long generation;
+static unsigned long spawn_generation; /* generation when the workers were started */
 static int stopping;
 
 static cuzk_range_fn job_fn;
@@ -65,9 +66,13 @@ static void run_chunks(unsigned worker)
 static void *worker_main(void *arg)
 {
     unsigned id = (unsigned)(size_t)arg;
-    unsigned long seen = 0;
     in_pool_job = 1;
     pthread_mutex_lock(&pool_lock);
+    /* Jobs before this worker existed are not its own: starting from 0 made
+     * a restarted pool's new worker run (and count itself out of) a job it
+     * was never counted in, so the caller could return early or wait
+     * forever. */
+    unsigned long seen = spawn_generation;
     for (;;) {
         while (generation == seen && !stopping)
             pthread_cond_wait(&pool_wake, &pool_lock);
@@ -103,6 +108,9 @@ static void start_workers(unsigned want)
     workers = calloc(want, sizeof *workers);
     if (!workers)
         return; /* degrade to serial */
+    pthread_mutex_lock(&pool_lock);
+    spawn_generation = generation;
+    pthread_mutex_unlock(&pool_lock);
     for (unsigned i = 0; i < want; i++) {
         if (pthread_create(&workers[i], NULL, worker_main, (void *)(size_t)(i + 1)) != 0)
             break;
