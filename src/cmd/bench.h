@@ -4,6 +4,7 @@
 #define CUZK_CMD_BENCH_H
 
 #include "cuzk/err.h"
+#include "cuzk/synth.h"
 
 #define MAX_REPS 64
 
@@ -14,6 +15,12 @@ double bench_median(double *v, int n);
 /* The value after option `name`, or def. */
 const char *bench_arg(int argc, char **argv, const char *name, const char *def);
 int bench_flag(int argc, char **argv, const char *name);
+
+/* The synthetic circuit of a benchmark from --log K (def_log by default,
+ * 5..28), --constraints N (97 % of 2^K by default), --public-inputs P (4)
+ * and --seed S (1). Returns 0, or bench_die's status naming `what`. */
+int bench_synth_args(int argc, char **argv, const char *what, const char *def_log, unsigned *log_n,
+                     cuzk_synth_params *sp);
 
 /* cuzk-bench partition (bench_partition.c). */
 int bench_partition(int argc, char **argv);

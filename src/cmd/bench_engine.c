@@ -132,6 +132,20 @@ static double gib(double b)
     return b / (1024.0 * 1024.0 * 1024.0);
 }
 
+int bench_synth_args(int argc, char **argv, const char *what, const char *def_log, unsigned *log_n,
+                     cuzk_synth_params *sp)
+{
+    *log_n = (unsigned)atoi(bench_arg(argc, argv, "--log", def_log));
+    if (*log_n < 5 || *log_n > 28)
+        return bench_die(what, cuzk_fail(CUZK_EINVAL, "--log %u: expected 5..28", *log_n));
+    sp->n_constraints = strtoull(bench_arg(argc, argv, "--constraints", "0"), NULL, 0);
+    if (!sp->n_constraints)
+        sp->n_constraints = (uint64_t)(0.97 * (double)((uint64_t)1 << *log_n));
+    sp->n_public = (uint32_t)atoi(bench_arg(argc, argv, "--public-inputs", "4"));
+    sp->seed = strtoull(bench_arg(argc, argv, "--seed", "1"), NULL, 0);
+    return 0;
+}
+
 /* "96GiB", "512MiB", "1e9": bytes; 0 when malformed. */
 static uint64_t parse_size(const char *s)
 {
@@ -163,14 +177,13 @@ static int parse_devices(const char *s, int *out, int cap)
 
 int bench_engine(int argc, char **argv)
 {
-    unsigned log_n = (unsigned)atoi(bench_arg(argc, argv, "--log", "16"));
-    if (log_n < 5 || log_n > 28)
-        return bench_die("engine", cuzk_fail(CUZK_EINVAL, "--log %u: expected 5..28", log_n));
-    uint64_t n = strtoull(bench_arg(argc, argv, "--constraints", "0"), NULL, 0);
-    if (!n)
-        n = (uint64_t)(0.97 * (double)((uint64_t)1 << log_n));
-    uint32_t n_public = (uint32_t)atoi(bench_arg(argc, argv, "--public-inputs", "4"));
-    uint64_t seed = strtoull(bench_arg(argc, argv, "--seed", "1"), NULL, 0);
+    unsigned log_n;
+    cuzk_synth_params sp;
+    int bad = bench_synth_args(argc, argv, "engine", "16", &log_n, &sp);
+    if (bad)
+        return bad;
+    uint64_t n = sp.n_constraints, seed = sp.seed;
+    uint32_t n_public = sp.n_public;
     int parts = atoi(bench_arg(argc, argv, "--partitions", "10"));
     int n_jobs = atoi(bench_arg(argc, argv, "--jobs", "3"));
     const char *bn = bench_arg(argc, argv, "--backend", "auto");
@@ -208,7 +221,6 @@ int bench_engine(int argc, char **argv)
 
     /* 1. The circuit (structure only) and its parameters, in memory. */
     double t = cuzk_now();
-    cuzk_synth_params sp = {n, n_public, seed};
     cuzk_r1cs *cs = NULL;
     cuzk_pce *pce = NULL;
     cuzk_params params;

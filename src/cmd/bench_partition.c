@@ -62,14 +62,13 @@ static void print_proof(const char *what, int i, const cuzk_prove_timings *t)
 
 int bench_partition(int argc, char **argv)
 {
-    unsigned log_n = (unsigned)atoi(bench_arg(argc, argv, "--log", "20"));
-    if (log_n < 5 || log_n > 28)
-        return bench_die("partition", cuzk_fail(CUZK_EINVAL, "--log %u: expected 5..28", log_n));
-    uint64_t n = strtoull(bench_arg(argc, argv, "--constraints", "0"), NULL, 0);
-    if (!n)
-        n = (uint64_t)(0.97 * (double)((uint64_t)1 << log_n));
-    uint32_t n_public = (uint32_t)atoi(bench_arg(argc, argv, "--public-inputs", "4"));
-    uint64_t seed = strtoull(bench_arg(argc, argv, "--seed", "1"), NULL, 0);
+    unsigned log_n;
+    cuzk_synth_params sp;
+    int bad = bench_synth_args(argc, argv, "partition", "20", &log_n, &sp);
+    if (bad)
+        return bad;
+    uint64_t n = sp.n_constraints;
+    uint32_t n_public = sp.n_public;
     const char *bn = bench_arg(argc, argv, "--backend", "auto");
     const char *sbn = bench_arg(argc, argv, "--setup-backend", bn);
     int reps = atoi(bench_arg(argc, argv, "--reps", "2"));
@@ -93,7 +92,6 @@ int bench_partition(int argc, char **argv)
 
     /* 1. circuit and witness */
     double t = cuzk_now();
-    cuzk_synth_params sp = {n, n_public, seed};
     cuzk_r1cs *cs = NULL;
     cuzk_pce *pce = NULL;
     cuzk_fr *w = NULL;
