@@ -66,7 +66,7 @@ if(CUZK_HAVE_DAEMON)
 
   add_library(cuzk_daemon STATIC
     src/daemon/config.c src/daemon/status.c src/daemon/rpc.c
-    src/daemon/http.c src/daemon/toml_shim.cc)
+    src/daemon/http.c src/daemon/preflight.c src/daemon/toml_shim.cc)
   target_include_directories(cuzk_daemon PUBLIC "${CMAKE_SOURCE_DIR}/include"
                                                 "${CMAKE_SOURCE_DIR}/src"
                                          PRIVATE "${CUZK_TOML11_INCLUDE}")

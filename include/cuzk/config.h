@@ -9,7 +9,7 @@
  *                                            "host:port"
  *             log_file = ""                  "" = stderr
  *             pid_file = ""
- *             backend = "cpu"                cpu | cuda | auto
+ *             backend = "cpu"                cpu | cuda | cuda:N | auto
  *             max_message_bytes = 134217728  largest gRPC message accepted
  *             shutdown_grace_s = 30          SIGTERM: time for running jobs to end
  *   [memory]  budget = "auto"                host memory for resident SRS plus partition
@@ -35,6 +35,9 @@
  *                                            queued request inputs (witnesses)
  *               retain = 1024                finished jobs kept for AwaitProof
  *               max_synthetic_constraints = 16777216
+ *   [synthetic] enabled = false              accept SYNTHETIC jobs (test circuits)
+ *               param_dir = "/var/tmp/cuzk-synthetic"  where their generated files go
+ *               max_bytes = "16GiB"          cap on the files in param_dir
  *   [logging] level = "info"                 debug | info | warn | error
  *             format = "text"                text | json
  *   [circuits.<id>] params = "...", vk = "...", pce = "..."   register a circuit
@@ -72,6 +75,9 @@ typedef struct {
     unsigned workers, synthesis_workers, finalizers, pipeline_depth;
     unsigned max_batch_size, max_batch_wait_ms;
     uint64_t max_queued, max_queued_bytes, retain, max_synthetic;
+    int synthetic_enabled;
+    char *synthetic_param_dir;
+    uint64_t synthetic_max_bytes;
     int log_level; /* cuzk_log_level */
     int log_json;
     cuzk_config_circuit circuits[CUZK_CONFIG_MAX_LIST];
@@ -95,5 +101,12 @@ cuzk_err cuzk_config_set(cuzk_config *c, const char *key, const char *value);
 cuzk_err cuzk_parse_bytes(const char *s, uint64_t *out);
 
 void cuzk_config_free(cuzk_config *c);
+
+/* daemon.log_file as the file at `path` sets it, for opening the log before
+ * the configuration is read in full, so that even a file that fails to
+ * parse has its error logged where the operator looks. Reads the TOML when
+ * it parses, else scans the [daemon] table line by line. *out: malloc'd
+ * path, or NULL when the file sets none (or cannot be read). */
+void cuzk_config_peek_log_file(const char *path, char **out);
 
 #endif

@@ -30,6 +30,11 @@ typedef enum {
 /* Name of a code, e.g. "EFORMAT". Never NULL. */
 const char *cuzk_err_name(cuzk_err e);
 
+/* strerror(errnum) followed by the errno name, "No such file or directory
+ * (ENOENT)", for messages that report a system call's failure. The text
+ * lives in a thread-local buffer that is reused after a few calls. */
+const char *cuzk_strerror(int errnum);
+
 /* The message of the last failure on this thread ("" if none). */
 const char *cuzk_errmsg(void);
 

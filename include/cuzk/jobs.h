@@ -101,6 +101,12 @@ typedef struct {
     /* SYNTHETIC */
     uint64_t synthetic_constraints, synthetic_seed;
     uint32_t synthetic_public_inputs, synthetic_partitions;
+    /* SHA-256 of everything that makes the request what it is (not its
+     * request_id or priority), for a request_id's second submission to be
+     * told apart from a retry. NULL: the engine hashes the fields above; a
+     * front end whose requests carry more (the gRPC one: vanilla proofs,
+     * sector, commitments) passes its own. */
+    const uint8_t *payload_digest;
 } cuzk_job_request;
 
 /* A finished (or timed-out) job as AwaitProof reports it; owned by the
@@ -155,6 +161,12 @@ typedef struct {
     size_t max_queued;         /* submissions beyond this fail with ENOMEM */
     uint64_t max_queued_bytes; /* and beyond this many bytes of queued inputs */
     uint64_t max_synthetic;    /* largest synthetic circuit accepted */
+    /* SYNTHETIC jobs refused at submission (the daemon's default: test
+     * circuits are opt-in there, [synthetic] enabled). */
+    int synthetic_disabled;
+    /* Cap on the bytes of synthetic circuits' files in param_dir (0 = none):
+     * a job whose circuit would go past it fails before generating. */
+    uint64_t synthetic_max_bytes;
     /* The pipeline (0 = default). */
     unsigned synthesis_workers; /* CPU synthesis workers (default 2) */
     unsigned finalizers;        /* CPU finalizers (default 1) */
@@ -194,7 +206,8 @@ void cuzk_jobs_free(cuzk_jobs *j);
 /* Queue a job. Errors concern the call itself: EINVAL for an unknown kind,
  * a bad circuit id, missing or superfluous inputs, too many partitions;
  * ENOMEM when the queue is full (jobs or bytes of inputs waiting); EUNSUPPORTED while draining. A
- * request_id already known returns that job (*existing = 1). Everything about the content (witness
+ * request_id already known returns that job (*existing = 1) when the payload digest is the same,
+ * and fails with EINVAL naming the id and that job when it differs. Everything about the content (witness
  * bytes, files, Filecoin kinds) fails the job instead. */
 cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *req, char job_id[CUZK_JOB_ID_MAX],
                           uint32_t *queue_position, int *existing);
@@ -212,8 +225,10 @@ void cuzk_jobs_wake(cuzk_jobs *j);
  * EINVAL for an unknown job id. */
 cuzk_err cuzk_jobs_cancel(cuzk_jobs *j, const char *job_id, int *was_running);
 
-/* Stop accepting jobs; wait up to grace_s for queued and running jobs to
- * end, then cancel what is left and wait for the workers to stop. */
+/* Stop accepting jobs and end the queued ones at once (CANCELLED, "daemon
+ * shutting down": nothing starts after this); wait up to grace_s for the
+ * running jobs to end, then cancel them at their next partition boundary
+ * and wait for the workers to stop. */
 void cuzk_jobs_drain(cuzk_jobs *j, double grace_s);
 
 /* Stages of a partition, as status reports them. */

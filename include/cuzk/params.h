@@ -71,6 +71,11 @@ cuzk_err cuzk_params_read(const char *path, cuzk_params *out, unsigned flags);
 /* Parse from a memory buffer (e.g. an mmap'd file); `name` is used in errors. */
 cuzk_err cuzk_params_parse(const uint8_t *data, size_t size, const char *name, cuzk_params *out,
                            unsigned flags);
+/* The checks a start-up can afford on a multi-GiB file: the VK and ic fully
+ * (points decoded, subgroup checked), then every section count against the
+ * file size and nothing after the last section. The big sections' points
+ * are not read. Same errors as cuzk_params_read. */
+cuzk_err cuzk_params_check_file(const char *path);
 /* Writes the whole struct through the streaming writer below (same bytes). */
 cuzk_err cuzk_params_write(const char *path, const cuzk_params *p);
 /* Frees the arrays and zeroes the struct; safe on a zeroed struct. */

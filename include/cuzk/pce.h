@@ -118,6 +118,11 @@ cuzk_err cuzk_pce_load(cuzk_pce **out, const char *path);
 
 void cuzk_pce_free(cuzk_pce *p);
 
+/* The header checks of cuzk_pce_load only (magic, version, field, header
+ * checksum, counts, the size they imply against the file's size), reading
+ * 88 bytes: for start-up checks on multi-GiB files. */
+cuzk_err cuzk_pce_check_header(const char *path);
+
 /* a = A.w, b = B.w, c = C.w, each n_constraints long; w has n_inputs + n_aux
  * elements. Multi-threaded; the result does not depend on the thread count.
  * Outputs must not alias w. */

@@ -3,12 +3,16 @@
  *   cuzk-daemon [--config FILE] [--check-config] [flags]
  *
  * Start-up order is what operators need when something is wrong: the log
- * opens first (--log-file, else daemon.log_file as soon as the config is
- * read); then config, parameter folder, backend, socket (a second daemon on
- * the same socket fails here), pid file, HTTP port, SRS preload with
- * progress, and only then "ready" (health SERVING, sd_notify READY=1). Every
- * failure before ready prints one line "cuzk-daemon: <what>: <why>" to
- * stderr and the same line to the log, and exits 2.
+ * opens first (--log-file, else the config file's daemon.log_file, read
+ * ahead of the rest of the file, so that even a config that does not parse
+ * has its error in the log); then config, the checks of preflight.c
+ * (folders, circuit files, preload ids), the pid file's lock (a second
+ * daemon fails here, before it touches anything), backend, socket, HTTP
+ * port, the pid file written, SRS preload with progress, and only then
+ * "ready" (health SERVING, sd_notify READY=1). Every failure before ready
+ * prints one line "cuzk-daemon: <what>: <why>" to stderr and the same line
+ * to the log, and exits 2. --check-config runs every check a start would
+ * (binding the addresses and letting go) and prints one line per failure.
  *
  * Signals: SIGTERM/SIGINT drain (no new jobs, running ones get
  * daemon.shutdown_grace_s to end, the rest are cancelled) and exit 0; SIGHUP
@@ -26,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,10 +60,17 @@ static void on_signal(int sig)
 /* The one line of a failed start: stderr, and the log when it is a file. */
 static int fail_start(const char *what, cuzk_err e)
 {
-    fprintf(stderr, "cuzk-daemon: %s: %s (%s)\n", what, cuzk_errmsg(), cuzk_err_name(e));
+    (void)e;
+    fprintf(stderr, "cuzk-daemon: %s: %s\n", what, cuzk_errmsg());
     if (log_is_file)
-        CUZK_ERROR("cuzk-daemon: %s: %s (%s)", what, cuzk_errmsg(), cuzk_err_name(e));
+        CUZK_ERROR("cuzk-daemon: %s: %s", what, cuzk_errmsg());
     return 2;
+}
+
+static void report_failure(void *ctx, const char *what, cuzk_err e)
+{
+    (void)ctx;
+    fail_start(what, e);
 }
 
 #define FAIL(what)                                                                                 \
@@ -77,7 +89,7 @@ static void usage(FILE *f)
                "/healthz\n"
                "  --log-file FILE        daemon.log_file (opened before anything else)\n"
                "  --pid-file FILE        daemon.pid_file\n"
-               "  --backend B            daemon.backend: cpu | cuda | auto\n"
+               "  --backend B            daemon.backend: cpu | cuda | cuda:N | auto\n"
                "  --param-cache DIR      srs.param_cache\n"
                "  --preload IDS          srs.preload: comma-separated circuit ids\n"
                "  --budget BYTES         memory.budget: auto | 64GiB | ...\n"
@@ -193,25 +205,81 @@ static uint64_t mem_available(void)
     return (uint64_t)kb * 1024;
 }
 
-static cuzk_err check_dir(const char *path, const char *key)
+/* The pid file is locked (flock) for the daemon's life: a second daemon
+ * or a failed start finds it locked and leaves it alone, and the pid is
+ * written into the locked file (not renamed over it, which would drop the
+ * lock) only after the last start-up check has passed. */
+static int pid_fd = -1;
+
+static cuzk_err lock_pid_file(const char *path)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return cuzk_fail(CUZK_EIO, "parameter folder %s (%s): %s", path, key, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return cuzk_fail(CUZK_EIO, "parameter folder %s (%s) is not a directory", path, key);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return cuzk_fail(CUZK_EIO, "cannot open pid file %s: %s", path, cuzk_strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        char buf[32] = "";
+        ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+        buf[n > 0 ? n : 0] = 0;
+        buf[strcspn(buf, "\n")] = 0;
+        close(fd);
+        return cuzk_fail(CUZK_EIO, "pid file %s is held by a running cuzk-daemon (pid %s)", path,
+                         buf[0] ? buf : "?");
+    }
+    pid_fd = fd;
     return CUZK_OK;
 }
 
 static cuzk_err write_pid_file(const char *path)
 {
-    char tmp[4200], buf[32];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    char buf[32];
     int n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
-    CUZK_TRY(cuzk_write_file(tmp, buf, (size_t)n));
-    if (rename(tmp, path) != 0)
-        return cuzk_fail(CUZK_EIO, "cannot write pid file %s: %s", path, strerror(errno));
+    if (ftruncate(pid_fd, 0) != 0 || pwrite(pid_fd, buf, (size_t)n, 0) != n)
+        return cuzk_fail(CUZK_EIO, "cannot write pid file %s: %s", path, cuzk_strerror(errno));
     return CUZK_OK;
+}
+
+/* The pid file goes with the lock: nobody else can own it. */
+static void remove_pid_file(const char *path)
+{
+    if (pid_fd < 0)
+        return;
+    unlink(path);
+    close(pid_fd);
+    pid_fd = -1;
+}
+
+/* Where the log goes, known before the config is read: the last
+ * --log-file / --set daemon.log_file, else the config file's. */
+static char *early_log_path(const cli *o)
+{
+    const char *flag = NULL;
+    for (int i = 0; i < o->n; i++)
+        if (!strcmp(o->keys[i], "daemon.log_file"))
+            flag = o->values[i];
+    char *path = NULL;
+    if (flag)
+        path = *flag ? strdup(flag) : NULL;
+    else if (o->config_path)
+        cuzk_config_peek_log_file(o->config_path, &path);
+    return path;
+}
+
+/* mkdir -p */
+static cuzk_err make_dirs(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p && *p != '/')
+            continue;
+        char c = *p;
+        *p = 0;
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return cuzk_fail(CUZK_EIO, "cannot create folder %s: %s", buf, cuzk_strerror(errno));
+        if (!(*p = c))
+            break;
+    }
+    return cuzk_daemon_check_dir(path, "synthetic.param_dir");
 }
 
 int main(int argc, char **argv)
@@ -221,16 +289,20 @@ int main(int argc, char **argv)
         cli_free(&o);
         return 2;
     }
-    /* The log first: a --log-file flag opens before the config is read. */
-    for (int i = 0; i < o.n; i++)
-        if (!strcmp(o.keys[i], "daemon.log_file") && *o.values[i] && !o.check_only) {
-            if (cuzk_log_open(o.values[i]) != CUZK_OK) {
-                fprintf(stderr, "cuzk-daemon: %s\n", cuzk_errmsg());
-                cli_free(&o);
-                return 2;
-            }
-            log_is_file = 1;
+    /* The log first, before the config is parsed, so that every failure
+     * after this line reaches it. */
+    char *log_path = o.check_only ? NULL : early_log_path(&o);
+    if (log_path) {
+        if (cuzk_log_open(log_path) != CUZK_OK) {
+            fprintf(stderr, "cuzk-daemon: log: %s\n", cuzk_errmsg());
+            free(log_path);
+            cli_free(&o);
+            return 2;
         }
+        log_is_file = 1;
+        fprintf(stderr, "cuzk-daemon: logging to %s\n", log_path);
+        free(log_path);
+    }
 
     int rc = 2;
     cuzk_daemon d;
@@ -252,20 +324,13 @@ int main(int argc, char **argv)
     /* Level and format as soon as they are known: later failures use them. */
     cuzk_log_set_level((cuzk_log_level)cfg.log_level);
     cuzk_log_set_json(cfg.log_json);
-    e = check_dir(cfg.param_cache, "srs.param_cache");
-    for (size_t i = 0; i < cfg.n_preload && !e; i++)
-        e = cuzk_srs_check_id(cfg.preload[i]);
-    for (size_t i = 0; i < cfg.n_circuits && !e; i++) {
-        e = cuzk_srs_check_id(cfg.circuits[i].id);
-        if (!e && (!cfg.circuits[i].params || !cfg.circuits[i].pce))
-            e = cuzk_fail(CUZK_EINVAL, "circuits.%s needs params and pce", cfg.circuits[i].id);
-    }
-    if (e)
-        FAIL("config");
     if (o.check_only) {
-        printf("config ok: listen=%s param_cache=%s backend=%s workers=%u verify_proofs=%s\n",
+        if (cuzk_daemon_preflight(&cfg, 1, report_failure, NULL) > 0)
+            goto out;
+        printf("config ok: listen=%s param_cache=%s backend=%s workers=%u verify_proofs=%s "
+               "synthetic=%s\n",
                cfg.listen, cfg.param_cache, cfg.backend, cfg.workers,
-               cfg.verify_proofs ? "true" : "false");
+               cfg.verify_proofs ? "true" : "false", cfg.synthetic_enabled ? "on" : "off");
         rc = 0;
         goto out;
     }
@@ -274,6 +339,12 @@ int main(int argc, char **argv)
             FAIL("log");
         log_is_file = 1;
     }
+    if (cuzk_daemon_preflight(&cfg, 0, report_failure, NULL) > 0)
+        goto out;
+    if (cfg.pid_file[0] && (e = lock_pid_file(cfg.pid_file)) != CUZK_OK)
+        FAIL("pid file");
+    if (cfg.synthetic_enabled && (e = make_dirs(cfg.synthetic_param_dir)) != CUZK_OK)
+        FAIL("config");
     CUZK_INFO("cuzk-daemon starting pid=%ld config=%s listen=%s param_cache=%s backend=%s",
               (long)getpid(), o.config_path ? o.config_path : "-", cfg.listen, cfg.param_cache,
               cfg.backend);
@@ -310,7 +381,9 @@ int main(int argc, char **argv)
         .gpu_devices = cfg.gpu_devices,
         .n_gpu_devices = cfg.n_gpu_devices,
         .verify_proofs = cfg.verify_proofs,
-        .param_dir = cfg.param_cache,
+        .param_dir = cfg.synthetic_param_dir,
+        .synthetic_disabled = !cfg.synthetic_enabled,
+        .synthetic_max_bytes = cfg.synthetic_max_bytes,
         .retain = cfg.retain,
         .max_queued = cfg.max_queued,
         .max_queued_bytes = cfg.max_queued_bytes,
@@ -328,10 +401,10 @@ int main(int argc, char **argv)
     d.backend = cuzk_jobs_backend(d.jobs);
     if ((e = cuzk_rpc_start(&d, &rpc)) != CUZK_OK)
         FAIL("listen");
-    if (cfg.pid_file[0] && (e = write_pid_file(cfg.pid_file)) != CUZK_OK)
-        FAIL("pid file");
     if (cfg.status_listen[0] && (e = cuzk_http_start(&d, cfg.status_listen, &http)) != CUZK_OK)
         FAIL("status_listen");
+    if (cfg.pid_file[0] && (e = write_pid_file(cfg.pid_file)) != CUZK_OK)
+        FAIL("pid file");
 
     double t = cuzk_now();
     for (size_t i = 0; i < cfg.n_preload && !got_term; i++) {
@@ -367,8 +440,8 @@ out:
     cuzk_http_stop(http);
     cuzk_jobs_free(d.jobs);
     cuzk_srs_manager_free(d.srs);
-    if (rc == 0 && cfg.pid_file && cfg.pid_file[0])
-        unlink(cfg.pid_file);
+    if (cfg.pid_file)
+        remove_pid_file(cfg.pid_file);
     if (rc == 0 && !o.check_only)
         CUZK_INFO("stopped");
     cuzk_config_free(&cfg);

@@ -1,5 +1,6 @@
 /* Thread-local error messages: the SQLite habit of a result code plus a
  * message that can be read after the fact. */
+#define _GNU_SOURCE
 #include "cuzk/err.h"
 
 #include <stdarg.h>
@@ -24,6 +25,21 @@ const char *cuzk_err_name(cuzk_err e)
     case CUZK_EINTERNAL: return "EINTERNAL";
     }
     return "E?";
+}
+
+const char *cuzk_strerror(int errnum)
+{
+    /* A few buffers in turn, so that two calls can share one printf. */
+    static _Thread_local char bufs[4][160];
+    static _Thread_local unsigned next;
+    char *out = bufs[next++ % 4], text[128];
+    const char *t = strerror_r(errnum, text, sizeof text);
+    const char *name = strerrorname_np(errnum);
+    if (name)
+        snprintf(out, sizeof bufs[0], "%s (%s)", t, name);
+    else
+        snprintf(out, sizeof bufs[0], "%s (errno %d)", t, errnum);
+    return out;
 }
 
 const char *cuzk_errmsg(void)

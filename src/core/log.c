@@ -23,7 +23,7 @@ cuzk_err cuzk_log_open(const char *path)
     }
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0)
-        return cuzk_fail(CUZK_EIO, "cannot open log %s: %s", path, strerror(errno));
+        return cuzk_fail(CUZK_EIO, "cannot open log %s: %s", path, cuzk_strerror(errno));
     if (log_fd != 2) {
         /* Reopening (log rotation): dup2 swaps the file under the same
          * descriptor atomically, so a concurrent writer never sees a closed
@@ -87,7 +87,19 @@ void cuzk_log(cuzk_log_level lvl, const char *fmt, ...)
         }
         m = snprintf(line + n, sizeof line - (size_t)n, "\"}");
     } else {
-        m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+        /* Control characters (from request ids, circuit ids, file names a
+         * client chose) are written as \xNN: one event, one line, and no
+         * terminal escapes in an operator's log. */
+        char msg[1536];
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        m = 0;
+        for (const char *p = msg; *p && n + m < (int)sizeof line - 8; p++) {
+            unsigned char ch = (unsigned char)*p;
+            if (ch < 0x20 || ch == 0x7f)
+                m += snprintf(line + n + m, sizeof line - (size_t)(n + m), "\\x%02x", ch);
+            else
+                line[n + m++] = (char)ch;
+        }
     }
     va_end(ap);
     if (m < 0)

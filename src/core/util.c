@@ -39,7 +39,7 @@ cuzk_err cuzk_random_bytes(void *buf, size_t n)
         if (got < 0) {
             if (errno == EINTR)
                 continue;
-            return cuzk_fail(CUZK_EIO, "getrandom: %s", strerror(errno));
+            return cuzk_fail(CUZK_EIO, "getrandom: %s", cuzk_strerror(errno));
         }
         p += got;
         n -= (size_t)got;
@@ -53,12 +53,12 @@ cuzk_err cuzk_mapfile_open(cuzk_mapfile *m, const char *path)
     m->size = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return cuzk_fail(CUZK_EIO, "cannot open %s: %s", path, strerror(errno));
+        return cuzk_fail(CUZK_EIO, "cannot open %s: %s", path, cuzk_strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
-        return cuzk_fail(CUZK_EIO, "cannot stat %s: %s", path, strerror(e));
+        return cuzk_fail(CUZK_EIO, "cannot stat %s: %s", path, cuzk_strerror(e));
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
@@ -69,7 +69,7 @@ cuzk_err cuzk_mapfile_open(cuzk_mapfile *m, const char *path)
         if (p == MAP_FAILED) {
             int e = errno;
             close(fd);
-            return cuzk_fail(CUZK_EIO, "cannot mmap %s: %s", path, strerror(e));
+            return cuzk_fail(CUZK_EIO, "cannot mmap %s: %s", path, cuzk_strerror(e));
         }
         m->data = p;
         m->size = (size_t)st.st_size;
@@ -179,7 +179,7 @@ cuzk_err cuzk_read_file(const char *path, uint8_t **data, size_t *size)
     *size = 0;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return cuzk_fail(CUZK_EIO, "cannot open %s: %s", path, strerror(errno));
+        return cuzk_fail(CUZK_EIO, "cannot open %s: %s", path, cuzk_strerror(errno));
     size_t cap = 1 << 16, n = 0;
     uint8_t *buf = malloc(cap);
     while (buf) {
@@ -213,10 +213,10 @@ cuzk_err cuzk_write_file(const char *path, const void *data, size_t size)
 {
     FILE *f = fopen(path, "wb");
     if (!f)
-        return cuzk_fail(CUZK_EIO, "cannot create %s: %s", path, strerror(errno));
+        return cuzk_fail(CUZK_EIO, "cannot create %s: %s", path, cuzk_strerror(errno));
     size_t put = size ? fwrite(data, 1, size, f) : 0;
     int e1 = put != size, e2 = fclose(f) != 0;
     if (e1 || e2)
-        return cuzk_fail(CUZK_EIO, "writing %s failed: %s", path, strerror(errno));
+        return cuzk_fail(CUZK_EIO, "writing %s failed: %s", path, cuzk_strerror(errno));
     return CUZK_OK;
 }

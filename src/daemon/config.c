@@ -154,8 +154,15 @@ SETTER(s_pid_file)
 }
 SETTER(s_backend)
 {
-    if (strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "auto"))
-        return cuzk_fail(CUZK_EINVAL, "%s: \"%s\" is not one of cpu, cuda, auto", k, v);
+    int ordinal_ok = 0;
+    if (!strncmp(v, "cuda:", 5)) {
+        uint64_t ord;
+        ordinal_ok = v[5] >= '0' && v[5] <= '9' && parse_u64(k, v + 5, 0, 1023, &ord) == CUZK_OK;
+    }
+    if (strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "auto") && !ordinal_ok)
+        return cuzk_fail(CUZK_EINVAL,
+                         "%s: \"%s\" is not one of cpu, cuda, cuda:N (N a GPU ordinal), auto", k,
+                         v);
     return set_str(&c->backend, v);
 }
 SETTER(s_max_msg)
@@ -278,6 +285,22 @@ SETTER(s_max_synth)
 {
     return parse_u64(k, v, 16, (uint64_t)1 << 31, &c->max_synthetic);
 }
+SETTER(s_syn_enabled)
+{
+    return parse_bool(k, v, &c->synthetic_enabled);
+}
+SETTER(s_syn_dir)
+{
+    if (!*v)
+        return cuzk_fail(CUZK_EINVAL, "%s must not be empty", k);
+    return set_str(&c->synthetic_param_dir, v);
+}
+SETTER(s_syn_max)
+{
+    if (cuzk_parse_bytes(v, &c->synthetic_max_bytes) || c->synthetic_max_bytes == 0)
+        return cuzk_fail(CUZK_EINVAL, "%s: \"%s\" must be a byte size > 0", k, v);
+    return CUZK_OK;
+}
 SETTER(s_level)
 {
     static const char *const names[] = {"debug", "info", "warn", "error"};
@@ -326,6 +349,9 @@ static const struct {
     {"scheduler.pipeline_depth", s_depth, 0},
     {"scheduler.max_batch_size", s_batch, 0},
     {"scheduler.max_batch_wait_ms", s_batch_wait, 0},
+    {"synthetic.enabled", s_syn_enabled, 0},
+    {"synthetic.param_dir", s_syn_dir, 0},
+    {"synthetic.max_bytes", s_syn_max, 0},
     {"logging.level", s_level, 0},
     {"logging.format", s_format, 0},
 };
@@ -384,9 +410,11 @@ cuzk_err cuzk_config_defaults(cuzk_config *c)
     c->max_queued_bytes = (uint64_t)4 << 30;
     c->retain = 1024;
     c->max_synthetic = (uint64_t)1 << 24;
+    c->synthetic_max_bytes = (uint64_t)16 << 30;
     c->log_level = CUZK_LOG_INFO;
     if (set_str(&c->listen, "unix:///run/curio/cuzk.sock") || set_str(&c->status_listen, "") ||
         set_str(&c->log_file, "") || set_str(&c->pid_file, "") || set_str(&c->backend, "cpu") ||
+        set_str(&c->synthetic_param_dir, "/var/tmp/cuzk-synthetic") ||
         set_str(&c->param_cache, cache && *cache ? cache : "/var/tmp/filecoin-proof-parameters")) {
         cuzk_config_free(c);
         return cuzk_fail(CUZK_ENOMEM, "out of memory");
@@ -440,7 +468,7 @@ cuzk_err cuzk_config_load_file(cuzk_config *c, const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
-        return cuzk_fail(CUZK_EIO, "cannot read config %s: %s", path, strerror(errno));
+        return cuzk_fail(CUZK_EIO, "cannot read config %s: %s", path, cuzk_strerror(errno));
     fclose(f);
     cuzk_toml_item *items;
     size_t n;
@@ -498,6 +526,7 @@ void cuzk_config_free(cuzk_config *c)
     free(c->pid_file);
     free(c->backend);
     free(c->param_cache);
+    free(c->synthetic_param_dir);
     for (size_t i = 0; i < c->n_preload; i++)
         free(c->preload[i]);
     for (size_t i = 0; i < c->n_circuits; i++) {
@@ -507,4 +536,63 @@ void cuzk_config_free(cuzk_config *c)
         free(c->circuits[i].pce);
     }
     memset(c, 0, sizeof *c);
+}
+
+/* The value of `log_file = "..."` on one line, or NULL. */
+static char *scan_log_file_line(const char *line)
+{
+    while (*line == ' ' || *line == '\t')
+        line++;
+    if (strncmp(line, "log_file", 8))
+        return NULL;
+    line += 8;
+    while (*line == ' ' || *line == '\t')
+        line++;
+    if (*line++ != '=')
+        return NULL;
+    while (*line == ' ' || *line == '\t')
+        line++;
+    char q = *line;
+    if (q != '"' && q != '\'')
+        return NULL;
+    const char *end = strchr(line + 1, q);
+    return end ? strndup(line + 1, (size_t)(end - line - 1)) : NULL;
+}
+
+void cuzk_config_peek_log_file(const char *path, char **out)
+{
+    *out = NULL;
+    cuzk_toml_item *items;
+    size_t n;
+    char err[256];
+    if (cuzk_toml_parse_flat(path, &items, &n, err, sizeof err) == 0) {
+        for (size_t i = 0; i < n && !*out; i++)
+            if (!strcmp(items[i].key, "daemon.log_file") && items[i].type == CUZK_TOML_STRING &&
+                items[i].s[0])
+                *out = strdup(items[i].s);
+        cuzk_toml_items_free(items, n);
+        free(items);
+        return;
+    }
+    /* A file that does not parse: the log_file line of its [daemon] table,
+     * if that line itself is readable. */
+    FILE *f = fopen(path, "r");
+    char line[4096];
+    int in_daemon = 0;
+    while (f && !*out && fgets(line, sizeof line, f)) {
+        const char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '[') {
+            in_daemon = !strncmp(p, "[daemon]", 8);
+            continue;
+        }
+        char *v = in_daemon ? scan_log_file_line(p) : NULL;
+        if (v && *v)
+            *out = v;
+        else
+            free(v);
+    }
+    if (f)
+        fclose(f);
 }

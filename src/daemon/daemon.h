@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "cuzk/config.h"
@@ -36,6 +37,24 @@ typedef struct {
     uint64_t vram_total_bytes, vram_free_bytes; /* 0 when unknown */
 } cuzk_daemon_gpu;
 size_t cuzk_daemon_gpus(cuzk_daemon_gpu *out, size_t cap);
+
+/* Start-up checks (preflight.c). report(ctx, what, e) is called for each
+ * failure, its message in cuzk_errmsg(); `what` names the stage ("config",
+ * "listen", ...). all = 0: the checks a start makes before binding
+ * anything, stopping at the first failure; all = 1 (--check-config): every
+ * check, the binding ones too (tried and let go). Returns the failures. */
+typedef void (*cuzk_preflight_report)(void *ctx, const char *what, cuzk_err e);
+int cuzk_daemon_preflight(const cuzk_config *cfg, int all, cuzk_preflight_report report, void *ctx);
+/* EIO naming key unless path is an existing folder. */
+cuzk_err cuzk_daemon_check_dir(const char *path, const char *key);
+/* "host:port" (IPv4, [IPv6] or a name; "" or ":port" = every address). */
+cuzk_err cuzk_daemon_parse_tcp(const char *addr, const char *key, struct sockaddr_storage *sa,
+                               socklen_t *len);
+/* EIO naming key and the errno unless addr can be bound now (tried, then
+ * let go). */
+cuzk_err cuzk_daemon_check_tcp_free(const char *addr, const char *key);
+/* "unix:///p", "unix:/p", "unix:p" -> "/p" or "p"; NULL for TCP. */
+const char *cuzk_daemon_unix_path(const char *listen);
 
 /* Process figures for status and metrics. */
 uint64_t cuzk_daemon_rss_bytes(void);

@@ -13,6 +13,8 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,35 +72,34 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return ok;
 }
 
+/* libmicrohttpd's own messages go to our log at debug level. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    msg[strcspn(msg, "\n")] = 0;
+    CUZK_DEBUG("http: %s", msg);
+}
+
 cuzk_err cuzk_http_start(cuzk_daemon *d, const char *listen, cuzk_http **out)
 {
     *out = NULL;
-    const char *colon = strrchr(listen, ':');
-    char host[256];
-    if (!colon || (size_t)(colon - listen) >= sizeof host)
-        return cuzk_fail(CUZK_EINVAL, "daemon.status_listen \"%s\": expected host:port", listen);
-    memcpy(host, listen, (size_t)(colon - listen));
-    host[colon - listen] = 0;
-    char *end;
-    long port = strtol(colon + 1, &end, 10);
-    struct sockaddr_in sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)port);
-    if (*end || port < 0 || port > 65535 ||
-        inet_pton(AF_INET, host[0] ? host : "0.0.0.0", &sa.sin_addr) != 1)
-        return cuzk_fail(CUZK_EINVAL,
-                         "daemon.status_listen \"%s\": expected IPv4 host:port (e.g. "
-                         "127.0.0.1:9821)",
-                         listen);
+    struct sockaddr_storage sa;
+    socklen_t sa_len;
+    CUZK_TRY(cuzk_daemon_parse_tcp(listen, "daemon.status_listen", &sa, &sa_len));
+    CUZK_TRY(cuzk_daemon_check_tcp_free(listen, "daemon.status_listen"));
+    uint16_t port = ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port
+                                                   : ((struct sockaddr_in *)&sa)->sin_port);
     cuzk_http *h = calloc(1, sizeof *h);
     if (!h)
         return cuzk_fail(CUZK_ENOMEM, "out of memory");
     h->d = d;
-    h->mhd =
-        MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL,
-                         NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_END);
+    h->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+                                  (sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+                              port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
+                              (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+                              MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
     if (!h->mhd) {
         free(h);
         return cuzk_fail(CUZK_EIO, "cannot listen on %s for HTTP (address in use?)", listen);

@@ -34,7 +34,9 @@
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
 #include <grpc/slice.h>
+#include <grpc/support/log.h>
 #include <grpc/support/time.h>
+#include <openssl/evp.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -192,7 +194,7 @@ static grpc_status_code code_of(cuzk_err e)
 
 static void reply_cuzk_err(call_ctx *c, cuzk_err e)
 {
-    reply_err(c, code_of(e), "%s (%s)", cuzk_errmsg(), cuzk_err_name(e));
+    reply_err(c, code_of(e), "%s", cuzk_errmsg());
 }
 
 /* Send the answer and, for quick calls, watch for the close in the same
@@ -241,9 +243,20 @@ static void *decode(call_ctx *c, const ProtobufCMessageDescriptor *desc)
         protobuf_c_message_unpack(desc, NULL, GRPC_SLICE_LENGTH(s), GRPC_SLICE_START_PTR(s));
     size_t len = GRPC_SLICE_LENGTH(s);
     grpc_slice_unref(s);
-    if (!m)
+    if (!m) {
         reply_err(c, GRPC_STATUS_INVALID_ARGUMENT, "request is not a valid %s message (%zu bytes)",
                   desc->name, len);
+        return NULL;
+    }
+    /* protobuf-c ends a string at its first NUL: "ab\0/x" would arrive as
+     * "ab". Such a string packs shorter than it came, so a request that
+     * packs shorter is refused rather than read as something else. */
+    if (protobuf_c_message_get_packed_size(m) < len) {
+        protobuf_c_message_free_unpacked(m, NULL);
+        reply_err(c, GRPC_STATUS_INVALID_ARGUMENT,
+                  "%s: a string field contains a NUL byte (or a field is repeated)", desc->name);
+        return NULL;
+    }
     return m;
 }
 
@@ -259,8 +272,42 @@ static uint64_t deadline_ms(const call_ctx *c)
 
 /* ---- handlers ---- */
 
-static cuzk_err submit(cuzk_rpc *r, const Cuzk__V1__SubmitProofRequest *q, char *job_id,
-                       uint32_t *pos)
+/* A protobuf-c output buffer that feeds a digest instead of memory. */
+typedef struct {
+    ProtobufCBuffer base;
+    EVP_MD_CTX *h;
+} digest_buffer;
+
+static void digest_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+    EVP_DigestUpdate(((digest_buffer *)b)->h, data, len);
+}
+
+/* SHA-256 of the request as it would be encoded without its request_id and
+ * priority: every field that makes it this request (kind, circuit,
+ * witnesses, vanilla proofs, sector, randomness, commitments, and fields
+ * added later) and nothing that a retry may change. */
+static cuzk_err payload_digest(Cuzk__V1__SubmitProofRequest *q, uint8_t out[32])
+{
+    digest_buffer b = {.base = {.append = digest_append}, .h = EVP_MD_CTX_new()};
+    if (!b.h || EVP_DigestInit_ex(b.h, EVP_sha256(), NULL) != 1) {
+        EVP_MD_CTX_free(b.h);
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    }
+    char *id = q->request_id;
+    Cuzk__V1__Priority prio = q->priority;
+    q->request_id = (char *)"";
+    q->priority = CUZK__V1__PRIORITY__PRIORITY_UNSPECIFIED;
+    protobuf_c_message_pack_to_buffer(&q->base, &b.base);
+    q->request_id = id;
+    q->priority = prio;
+    unsigned len = 0;
+    EVP_DigestFinal_ex(b.h, out, &len);
+    EVP_MD_CTX_free(b.h);
+    return CUZK_OK;
+}
+
+static cuzk_err submit(cuzk_rpc *r, Cuzk__V1__SubmitProofRequest *q, char *job_id, uint32_t *pos)
 {
     const uint8_t *wit[CUZK_JOB_MAX_PARTITIONS];
     size_t sizes[CUZK_JOB_MAX_PARTITIONS];
@@ -284,6 +331,11 @@ static cuzk_err submit(cuzk_rpc *r, const Cuzk__V1__SubmitProofRequest *q, char 
         .synthetic_public_inputs = q->synthetic_public_inputs,
         .synthetic_partitions = q->synthetic_partitions,
     };
+    uint8_t digest[32];
+    if (q->request_id && q->request_id[0]) {
+        CUZK_TRY(payload_digest(q, digest));
+        jr.payload_digest = digest;
+    }
     int existing;
     return cuzk_jobs_submit(r->d->jobs, &jr, job_id, pos, &existing);
 }
@@ -553,8 +605,8 @@ static void handle_evict(call_ctx *c)
     cuzk_err e = cuzk_srs_evict(c->rpc->d->srs, q->circuit_id, &was, &freed, &in_use);
     protobuf_c_message_free_unpacked(&q->base, NULL);
     if (e)
-        return reply_err(c, in_use ? GRPC_STATUS_FAILED_PRECONDITION : code_of(e), "%s (%s)",
-                         cuzk_errmsg(), cuzk_err_name(e));
+        return reply_err(c, in_use ? GRPC_STATUS_FAILED_PRECONDITION : code_of(e), "%s",
+                         cuzk_errmsg());
     Cuzk__V1__EvictSrsResponse resp = CUZK__V1__EVICT_SRS_RESPONSE__INIT;
     resp.was_loaded = was;
     resp.freed_bytes = freed;
@@ -814,7 +866,7 @@ static cuzk_err guard_unix_socket(cuzk_rpc *r, const char *path)
     snprintf(lock_path, sizeof lock_path, "%s.lock", path);
     r->lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (r->lock_fd < 0)
-        return cuzk_fail(CUZK_EIO, "cannot create %s: %s", lock_path, strerror(errno));
+        return cuzk_fail(CUZK_EIO, "cannot create %s: %s", lock_path, cuzk_strerror(errno));
     if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0)
         return cuzk_fail(CUZK_EIO,
                          "%s is in use by another cuzk-daemon (it holds %s); stop it first or "
@@ -835,13 +887,13 @@ static cuzk_err guard_unix_socket(cuzk_rpc *r, const char *path)
             return cuzk_fail(CUZK_EIO, "%s: another server is listening on this socket", path);
         CUZK_WARN("replacing stale socket %s (left by a daemon that did not exit cleanly)", path);
         if (unlink(path) != 0)
-            return cuzk_fail(CUZK_EIO, "cannot remove stale socket %s: %s", path, strerror(errno));
+            return cuzk_fail(CUZK_EIO, "cannot remove stale socket %s: %s", path,
+                             cuzk_strerror(errno));
     }
     return CUZK_OK;
 }
 
-/* "unix:///p", "unix:/p", "unix:p" -> "/p" or "p"; NULL for TCP. */
-static const char *unix_path(const char *listen)
+const char *cuzk_daemon_unix_path(const char *listen)
 {
     if (strncmp(listen, "unix:", 5) != 0)
         return NULL;
@@ -866,24 +918,35 @@ static void rpc_free(cuzk_rpc *r)
     grpc_shutdown();
 }
 
+/* gRPC's own log lines (a failed bind, transport noise) go to our log at
+ * debug level; what an operator needs from them, we say in our own line. */
+static void grpc_log_to_ours(gpr_log_func_args *a)
+{
+    CUZK_DEBUG("grpc: %s (%s:%d)", a->message, a->file, a->line);
+}
+
 cuzk_err cuzk_rpc_start(cuzk_daemon *d, cuzk_rpc **out)
 {
     *out = NULL;
     cuzk_rpc *r = calloc(1, sizeof *r);
     if (!r)
         return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    gpr_set_log_function(grpc_log_to_ours);
+    gpr_set_log_verbosity(GPR_LOG_SEVERITY_DEBUG);
     grpc_init(); /* paired with grpc_shutdown in rpc_free */
     r->d = d;
     r->lock_fd = -1;
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->idle, NULL);
     const char *listen = d->cfg->listen;
-    const char *up = unix_path(listen);
+    const char *up = cuzk_daemon_unix_path(listen);
     cuzk_err rc = CUZK_OK;
     if (up && !*up)
         rc = cuzk_fail(CUZK_EINVAL, "daemon.listen \"%s\": empty socket path", listen);
     if (!rc && up)
         rc = guard_unix_socket(r, up);
+    if (!rc && !up)
+        rc = cuzk_daemon_check_tcp_free(listen, "daemon.listen");
     if (!rc && up && !(r->sock_path = strdup(up)))
         rc = cuzk_fail(CUZK_ENOMEM, "out of memory");
     if (rc) {

@@ -56,6 +56,7 @@ struct job {
     job *next_all, *next_q;
     char id[CUZK_JOB_ID_MAX];
     char request_id[CUZK_REQUEST_ID_MAX + 1];
+    uint8_t digest[32]; /* of the request's payload, with a request_id */
     int kind, prio; /* prio: 0..3 = LOW..CRITICAL */
     char circuit_id[CUZK_SRS_ID_MAX + 1];
     uint8_t **wit;

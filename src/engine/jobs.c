@@ -18,6 +18,7 @@
 #include "cuzk/util.h"
 
 #include <errno.h>
+#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -401,6 +402,10 @@ static cuzk_err check_request(const cuzk_jobs *j, const cuzk_job_request *r)
         return cuzk_fail(CUZK_EINVAL, "witnesses are only for GENERIC_R1CS jobs (kind %s)",
                          cuzk_kind_name(r->kind));
     }
+    if (r->kind == CUZK_KIND_SYNTHETIC && j->cfg.synthetic_disabled)
+        return cuzk_fail(CUZK_EINVAL,
+                         "SYNTHETIC jobs are disabled in this daemon: set [synthetic] enabled = "
+                         "true in its config (or --set synthetic.enabled=true) to accept them");
     if (r->kind == CUZK_KIND_SYNTHETIC) {
         uint64_t lo = cuzk_synth_min_constraints(r->synthetic_public_inputs);
         if (r->synthetic_constraints < lo || r->synthetic_constraints > j->cfg.max_synthetic)
@@ -413,6 +418,32 @@ static cuzk_err check_request(const cuzk_jobs *j, const cuzk_job_request *r)
             return cuzk_fail(CUZK_EINVAL, "SYNTHETIC: at most %d partitions (got %u)",
                              CUZK_JOB_MAX_PARTITIONS, r->synthetic_partitions);
     }
+    return CUZK_OK;
+}
+
+/* The digest of what the engine itself knows of a request; every field
+ * length-prefixed, so that no two requests hash the same bytes. */
+static cuzk_err request_digest(const cuzk_job_request *r, uint8_t out[32])
+{
+    EVP_MD_CTX *h = EVP_MD_CTX_new();
+    if (!h || EVP_DigestInit_ex(h, EVP_sha256(), NULL) != 1) {
+        EVP_MD_CTX_free(h);
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    }
+    uint64_t head[6] = {(uint64_t)r->kind,          r->synthetic_constraints, r->synthetic_seed,
+                        r->synthetic_public_inputs, r->synthetic_partitions,  r->n_witnesses};
+    uint64_t id_len = r->circuit_id ? strlen(r->circuit_id) : 0;
+    EVP_DigestUpdate(h, head, sizeof head);
+    EVP_DigestUpdate(h, &id_len, sizeof id_len);
+    EVP_DigestUpdate(h, r->circuit_id ? r->circuit_id : "", id_len);
+    for (size_t i = 0; i < r->n_witnesses; i++) {
+        uint64_t n = r->witness_sizes[i];
+        EVP_DigestUpdate(h, &n, sizeof n);
+        EVP_DigestUpdate(h, r->witnesses[i], r->witness_sizes[i]);
+    }
+    unsigned len = 0;
+    EVP_DigestFinal_ex(h, out, &len);
+    EVP_MD_CTX_free(h);
     return CUZK_OK;
 }
 
@@ -429,6 +460,17 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
     jb->kind = r->kind;
     jb->prio = (r->priority ? r->priority : CUZK_PRIO_NORMAL) - 1;
     snprintf(jb->request_id, sizeof jb->request_id, "%s", r->request_id ? r->request_id : "");
+    if (jb->request_id[0]) {
+        cuzk_err e = CUZK_OK;
+        if (r->payload_digest)
+            memcpy(jb->digest, r->payload_digest, sizeof jb->digest);
+        else
+            e = request_digest(r, jb->digest);
+        if (e) {
+            free(jb);
+            return e;
+        }
+    }
     jb->partitions = 1;
     if (r->kind == CUZK_KIND_GENERIC_R1CS) {
         snprintf(jb->circuit_id, sizeof jb->circuit_id, "%s", r->circuit_id);
@@ -472,11 +514,20 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
     if (jb->request_id[0])
         for (job *o = j->all; o; o = o->next_all)
             if (!strcmp(o->request_id, jb->request_id)) {
-                snprintf(job_id, CUZK_JOB_ID_MAX, "%s", o->id);
-                *existing = 1;
+                cuzk_err rc = CUZK_OK;
+                if (memcmp(o->digest, jb->digest, sizeof jb->digest)) {
+                    rc = cuzk_fail(CUZK_EINVAL,
+                                   "request_id \"%s\" names another request already (job %s, "
+                                   "kind %s): a request_id may be reused only for the same "
+                                   "request; use a new one",
+                                   jb->request_id, o->id, cuzk_kind_name(o->kind));
+                } else {
+                    snprintf(job_id, CUZK_JOB_ID_MAX, "%s", o->id);
+                    *existing = 1;
+                }
                 pthread_mutex_unlock(&j->lock);
                 job_free(jb);
-                return CUZK_OK;
+                return rc;
             }
     cuzk_err rc = CUZK_OK;
     if (j->draining)
@@ -638,38 +689,50 @@ cuzk_err cuzk_jobs_cancel(cuzk_jobs *j, const char *job_id, int *was_running)
     return rc;
 }
 
-void cuzk_jobs_drain(cuzk_jobs *j, double grace_s)
+/* End the jobs a shutdown stops: the queued ones at once (CANCELLED), and
+ * with running too, the running ones at their partitions' next boundary.
+ * finish() may drop other finished jobs from the list: look again from the
+ * start after each one. Lock held. */
+static void cancel_for_shutdown(cuzk_jobs *j, int running_too)
 {
-    pthread_mutex_lock(&j->lock);
-    j->draining = 1;
-    double end = cuzk_now() + grace_s;
-    while (j->n_queued + j->n_running > 0 && cuzk_now() < end) {
-        struct timespec ts;
-        cuzk_deadline_in_ms(100, &ts);
-        pthread_cond_timedwait(&j->changed, &j->lock, &ts);
-    }
-    /* finish() may drop other finished jobs from the list: look again
-     * from the start after each one. */
     for (;;) {
         job *jb = j->all;
-        while (jb &&
-               !(jb->state == ST_QUEUED || (jb->state == ST_RUNNING && !engine_job_stopped(jb))))
+        while (jb && !(jb->state == ST_QUEUED ||
+                       (running_too && jb->state == ST_RUNNING && !engine_job_stopped(jb))))
             jb = jb->next_all;
         if (!jb)
             break;
         if (jb->state == ST_QUEUED) {
-            snprintf(jb->res.error, sizeof jb->res.error, "cancelled: the daemon is shutting down");
+            snprintf(jb->res.error, sizeof jb->res.error,
+                     "cancelled while queued: daemon shutting down");
+            CUZK_INFO("job=%s event=cancel_requested stage=queued reason=shutdown", jb->id);
             atomic_store(&jb->cancel, 1);
             finish(j, jb, CUZK_JOB_CANCELLED);
         } else {
             snprintf(jb->res.error, sizeof jb->res.error,
-                     "cancelled at a partition boundary: the daemon is shutting down");
+                     "cancelled at a partition boundary: daemon shutting down");
             CUZK_INFO("job=%s event=cancel_requested stage=%s reason=shutdown", jb->id,
                       job_stage(jb));
             atomic_store(&jb->cancel, 1);
             stop_job(j, jb);
         }
     }
+}
+
+void cuzk_jobs_drain(cuzk_jobs *j, double grace_s)
+{
+    pthread_mutex_lock(&j->lock);
+    j->draining = 1;
+    /* Nothing new starts once a shutdown begins: the grace period is for
+     * the jobs already running. */
+    cancel_for_shutdown(j, 0);
+    double end = cuzk_now() + grace_s;
+    while (j->n_running > 0 && cuzk_now() < end) {
+        struct timespec ts;
+        cuzk_deadline_in_ms(100, &ts);
+        pthread_cond_timedwait(&j->changed, &j->lock, &ts);
+    }
+    cancel_for_shutdown(j, 1);
     /* Workers end the partitions they hold at their next boundary. */
     while (j->n_running > 0)
         pthread_cond_wait(&j->changed, &j->lock);

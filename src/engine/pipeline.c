@@ -49,9 +49,13 @@
 #include "cuzk/util.h"
 #include "engine/engine.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { T_PREPARE, T_SYNTH };
 
@@ -393,17 +397,74 @@ static int next_task(cuzk_jobs *j, task *t)
     return 0;
 }
 
-/* The synthetic circuit's files, generated into the parameter folder when
- * missing (setup with fresh toxic waste: fine for a test circuit). */
+/* What a synthetic circuit of n constraints costs, before it exists: its
+ * files (the .params sections for about n aux variables, A dense and B a
+ * third as dense as the generator makes them, plus the .pce) and, in
+ * memory, those parameters parsed plus a partition's a, b, c and witness.
+ * An estimate (within ~20 % of the real figures), used to refuse a job
+ * before minutes of generation rather than after. */
+static void synthetic_cost(uint64_t n, uint64_t *disk, uint64_t *mem)
+{
+    uint64_t m = 1;
+    while (m < n)
+        m <<= 1;
+    uint64_t params = 96 * (m + n + n + n / 2) + 192 * (n / 2), pce = 64 * n;
+    *disk = params + pce;
+    *mem = params + pce + 3 * m * 32 + 32 * n;
+}
+
+/* Bytes of the synthetic circuits' files already in dir. */
+static uint64_t synthetic_usage(const char *dir)
+{
+    uint64_t total = 0;
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        struct stat st;
+        if (strncmp(de->d_name, "synthetic-", 10) || fstatat(dirfd(d), de->d_name, &st, 0) ||
+            !S_ISREG(st.st_mode))
+            continue;
+        total += (uint64_t)st.st_size;
+    }
+    if (d)
+        closedir(d);
+    return total;
+}
+
+/* The synthetic circuit's files, generated into the engine's param_dir
+ * when missing (setup with fresh toxic waste: fine for a test circuit) and
+ * registered with the SRS manager. A circuit that cannot fit the memory
+ * budget or the folder's cap fails first, without generating anything. */
 static cuzk_err ensure_synthetic(cuzk_jobs *j, job *jb)
 {
     pthread_mutex_lock(&j->gen_lock);
     cuzk_err rc = CUZK_OK;
-    if (!cuzk_srs_known(j->srs, jb->circuit_id)) {
-        char pce_path[4096], params_path[4096], vk_path[4096];
-        snprintf(pce_path, sizeof pce_path, "%s/%s.pce", j->param_dir, jb->circuit_id);
-        snprintf(params_path, sizeof params_path, "%s/%s.params", j->param_dir, jb->circuit_id);
-        snprintf(vk_path, sizeof vk_path, "%s/%s.vk", j->param_dir, jb->circuit_id);
+    char pce_path[4096], params_path[4096], vk_path[4096];
+    snprintf(pce_path, sizeof pce_path, "%s/%s.pce", j->param_dir, jb->circuit_id);
+    snprintf(params_path, sizeof params_path, "%s/%s.params", j->param_dir, jb->circuit_id);
+    snprintf(vk_path, sizeof vk_path, "%s/%s.vk", j->param_dir, jb->circuit_id);
+    int present = !access(pce_path, F_OK) && !access(params_path, F_OK) && !access(vk_path, F_OK);
+    uint64_t disk, mem;
+    synthetic_cost(jb->syn_n, &disk, &mem);
+    if (!present && j->cfg.memory_budget && mem > j->cfg.memory_budget) {
+        rc = cuzk_fail(CUZK_ENOMEM,
+                       "synthetic circuit %s needs about %llu MiB of memory (parameters and a "
+                       "partition's working set), more than memory.budget (%llu MiB); nothing "
+                       "was generated",
+                       jb->circuit_id, (unsigned long long)(mem >> 20),
+                       (unsigned long long)(j->cfg.memory_budget >> 20));
+    } else if (!present && j->cfg.synthetic_max_bytes) {
+        uint64_t used = synthetic_usage(j->param_dir);
+        if (used + disk > j->cfg.synthetic_max_bytes)
+            rc = cuzk_fail(CUZK_ENOMEM,
+                           "synthetic circuit %s needs about %llu MiB of files in %s, which holds "
+                           "%llu MiB of synthetic circuits already; synthetic.max_bytes is %llu "
+                           "MiB (remove some of them or raise it)",
+                           jb->circuit_id, (unsigned long long)(disk >> 20), j->param_dir,
+                           (unsigned long long)(used >> 20),
+                           (unsigned long long)(j->cfg.synthetic_max_bytes >> 20));
+    }
+    if (!rc && !present) {
         CUZK_INFO("job=%s event=generate circuit=%s folder=%s", jb->id, jb->circuit_id,
                   j->param_dir);
         double t = cuzk_now();
@@ -419,12 +480,17 @@ static cuzk_err ensure_synthetic(cuzk_jobs *j, job *jb)
         if (!rc)
             rc = cuzk_groth16_setup(pce, params_path, vk_path, NULL, NULL);
         cuzk_pce_free(pce);
-        if (rc)
+        if (rc) {
+            unlink(pce_path);
             cuzk_fail_ctx(rc, "generating synthetic circuit %s: ", jb->circuit_id);
-        else
+        } else {
             CUZK_INFO("job=%s event=generated circuit=%s time_s=%.3f", jb->id, jb->circuit_id,
                       cuzk_now() - t);
+        }
     }
+    if (!rc && !cuzk_srs_known(j->srs, jb->circuit_id) &&
+        (rc = cuzk_srs_register(j->srs, jb->circuit_id, params_path, vk_path, pce_path)))
+        cuzk_fail_ctx(rc, "synthetic circuit %s: ", jb->circuit_id);
     pthread_mutex_unlock(&j->gen_lock);
     return rc;
 }
@@ -547,10 +613,10 @@ static void ready_insert(cuzk_jobs *j, part *p)
 }
 
 /* Fail the job of p with the current error message, naming the partition. */
-static void fail_with_errmsg(cuzk_jobs *j, part *p, cuzk_err rc, const char *msg)
+static void fail_with_errmsg(cuzk_jobs *j, part *p, const char *msg)
 {
     char why[1100];
-    snprintf(why, sizeof why, "partition %u: %.1000s (%s)", p->index, msg, cuzk_err_name(rc));
+    snprintf(why, sizeof why, "partition %u: %.1000s", p->index, msg);
     engine_fail_job(j, p->jb, why);
 }
 
@@ -580,7 +646,7 @@ static void *synthesis_main(void *arg)
             jb->prep = PREP_READY;
             if (rc) {
                 char why[1100];
-                snprintf(why, sizeof why, "%s (%s)", msg, cuzk_err_name(rc));
+                snprintf(why, sizeof why, "%s", msg);
                 engine_fail_job(j, jb, why);
             } else {
                 pin_request(j, jb);
@@ -606,7 +672,7 @@ static void *synthesis_main(void *arg)
         if (builds_witness)
             jb->wit_state = jb->syn_w ? WIT_READY : WIT_NONE;
         if (rc) {
-            fail_with_errmsg(j, p, rc, msg);
+            fail_with_errmsg(j, p, msg);
             engine_part_end(j, p, CUZK_PART_FAILED);
         } else if (engine_job_stopped(jb)) {
             engine_part_end(j, p, CUZK_PART_CANCELLED);
@@ -894,7 +960,7 @@ static void *prover_main(void *arg)
                 }
             } else if (rc == CUZK_EINVAL || dv->ordinal < 0 ||
                        (rc == CUZK_ENOMEM && p->oom_retried)) {
-                fail_with_errmsg(j, p, rc, msg);
+                fail_with_errmsg(j, p, msg);
                 engine_part_end(j, p, CUZK_PART_FAILED);
             } else if (rc == CUZK_ENOMEM) {
                 /* Device out of memory: smaller batches, one more try. */
@@ -909,12 +975,12 @@ static void *prover_main(void *arg)
                     redo(j, p);
             } else {
                 char why[1100];
-                snprintf(why, sizeof why, "%s (%s)", msg, cuzk_err_name(rc));
+                snprintf(why, sizeof why, "%s", msg);
                 device_failed(j, dv, why);
                 if (engine_job_stopped(jb))
                     engine_part_end(j, p, CUZK_PART_CANCELLED);
                 else if (p->attempts > (int)j->n_devices || !healthy_devices(j)) {
-                    fail_with_errmsg(j, p, rc, msg);
+                    fail_with_errmsg(j, p, msg);
                     engine_part_end(j, p, CUZK_PART_FAILED);
                 } else {
                     CUZK_WARN("job=%s event=retry partition=%u reason=device_error device=%d",
@@ -971,7 +1037,7 @@ static void *finalizer_main(void *arg)
         j->n_final--;
         jb->res.verify_ms += engine_to_ms(cuzk_now() - t0);
         if (rc) {
-            fail_with_errmsg(j, p, rc, msg);
+            fail_with_errmsg(j, p, msg);
             engine_part_end(j, p, CUZK_PART_FAILED);
         } else {
             engine_part_end(j, p, engine_job_stopped(jb) ? CUZK_PART_CANCELLED : CUZK_PART_DONE);

@@ -207,6 +207,20 @@ static cuzk_err check_end(const cursor *c, const char *last)
     return CUZK_OK;
 }
 
+/* bellperson writes m - 1 h points and the snarkjs basis m: an empty h
+ * section fits no domain, and would otherwise surface later as a prover
+ * error about sizes. (Whether the count fits the circuit is the prover's
+ * check: the file alone does not know its domain.) */
+static cuzk_err check_h_count(const char *name, size_t n_h)
+{
+    if (n_h == 0)
+        return cuzk_fail(CUZK_EFORMAT,
+                         "%s: h count 0: the h section needs 2^k - 1 points (bellperson) or "
+                         "2^k (snarkjs basis)",
+                         name);
+    return CUZK_OK;
+}
+
 static cuzk_err parse_vk_body(cursor *c, cuzk_vk *out)
 {
     CUZK_TRY(read_vk(c, out));
@@ -220,6 +234,7 @@ static cuzk_err parse_params_body(cursor *c, cuzk_params *out, unsigned flags)
     void *p;
     CUZK_TRY(read_section(c, section_names[SEC_H], &group_g1, checks, &p, &out->n_h));
     out->h = p;
+    CUZK_TRY(check_h_count(c->name, out->n_h));
     CUZK_TRY(read_section(c, section_names[SEC_L], &group_g1, checks, &p, &out->n_l));
     out->l = p;
     CUZK_TRY(read_section(c, section_names[SEC_A], &group_g1, checks, &p, &out->n_a));
@@ -268,6 +283,30 @@ cuzk_err cuzk_params_read(const char *path, cuzk_params *out, unsigned flags)
     cuzk_mapfile m;
     CUZK_TRY(cuzk_mapfile_open(&m, path));
     cuzk_err e = cuzk_params_parse(m.data, m.size, path, out, flags);
+    cuzk_mapfile_close(&m);
+    return e;
+}
+
+cuzk_err cuzk_params_check_file(const char *path)
+{
+    cuzk_mapfile m;
+    CUZK_TRY(cuzk_mapfile_open(&m, path));
+    cursor c = {m.data, m.size, 0, path};
+    cuzk_vk vk;
+    memset(&vk, 0, sizeof vk);
+    cuzk_err e = read_vk(&c, &vk);
+    cuzk_vk_free(&vk);
+    static const int rest[] = {SEC_H, SEC_L, SEC_A, SEC_B_G1, SEC_B_G2};
+    for (size_t i = 0; i < sizeof rest / sizeof rest[0] && !e; i++) {
+        const group_desc *g = rest[i] == SEC_B_G2 ? &group_g2 : &group_g1;
+        size_t n = 0;
+        e = read_count(&c, section_names[rest[i]], g, &n);
+        if (!e && rest[i] == SEC_H)
+            e = check_h_count(path, n);
+        c.off += n * g->enc_bytes; /* read_count checked that they fit */
+    }
+    if (!e)
+        e = check_end(&c, section_names[SEC_B_G2]);
     cuzk_mapfile_close(&m);
     return e;
 }
@@ -402,7 +441,7 @@ static void copy_range(void *vctx, size_t begin, size_t end, unsigned worker)
 static cuzk_err writer_bytes(cuzk_params_writer *w, const void *buf, size_t n)
 {
     if (n && fwrite(buf, 1, n, w->f) != n)
-        return cuzk_fail(CUZK_EIO, "writing %s: %s", w->path, strerror(errno));
+        return cuzk_fail(CUZK_EIO, "writing %s: %s", w->path, cuzk_strerror(errno));
     return CUZK_OK;
 }
 
@@ -417,7 +456,7 @@ cuzk_err cuzk_params_writer_open(cuzk_params_writer *w, const char *path, const 
         return cuzk_fail(CUZK_ENOMEM, "cuzk_params_writer_open %s: out of memory", path);
     w->f = fopen(path, "wb");
     if (!w->f) {
-        cuzk_err e = cuzk_fail(CUZK_EIO, "cannot create %s: %s", path, strerror(errno));
+        cuzk_err e = cuzk_fail(CUZK_EIO, "cannot create %s: %s", path, cuzk_strerror(errno));
         free(w->path);
         memset(w, 0, sizeof *w);
         return e;
@@ -585,7 +624,7 @@ cuzk_err cuzk_params_writer_close(cuzk_params_writer *w)
         err = errno;
     w->f = NULL;
     if (err) {
-        e = cuzk_fail(CUZK_EIO, "writing %s: %s", w->path, strerror(err));
+        e = cuzk_fail(CUZK_EIO, "writing %s: %s", w->path, cuzk_strerror(err));
         cuzk_params_writer_abort(w);
         return e;
     }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -305,7 +306,7 @@ cuzk_err cuzk_pce_write(const cuzk_pce *p, const char *path)
         return cuzk_fail(CUZK_EINVAL, "pce: path too long: %s", path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
-        return cuzk_fail(CUZK_EIO, "pce: cannot create %s: %s", tmp, strerror(errno));
+        return cuzk_fail(CUZK_EIO, "pce: cannot create %s: %s", tmp, cuzk_strerror(errno));
     const uint8_t *at = p->image_;
     size_t left = p->image_size_;
     while (left) {
@@ -316,7 +317,7 @@ cuzk_err cuzk_pce_write(const cuzk_pce *p, const char *path)
             int e = errno;
             close(fd);
             unlink(tmp);
-            return cuzk_fail(CUZK_EIO, "pce: writing %s failed: %s", tmp, strerror(e));
+            return cuzk_fail(CUZK_EIO, "pce: writing %s failed: %s", tmp, cuzk_strerror(e));
         }
         at += n;
         left -= (size_t)n;
@@ -324,12 +325,12 @@ cuzk_err cuzk_pce_write(const cuzk_pce *p, const char *path)
     if (close(fd) != 0) {
         int e = errno;
         unlink(tmp);
-        return cuzk_fail(CUZK_EIO, "pce: closing %s failed: %s", tmp, strerror(e));
+        return cuzk_fail(CUZK_EIO, "pce: closing %s failed: %s", tmp, cuzk_strerror(e));
     }
     if (rename(tmp, path) != 0) {
         int e = errno;
         unlink(tmp);
-        return cuzk_fail(CUZK_EIO, "pce: cannot rename %s to %s: %s", tmp, path, strerror(e));
+        return cuzk_fail(CUZK_EIO, "pce: cannot rename %s to %s: %s", tmp, path, cuzk_strerror(e));
     }
     return CUZK_OK;
 }
@@ -530,6 +531,24 @@ static cuzk_err validate_header(const char *path, pce_header *h, pce_layout *l, 
                          path, size, (unsigned long long)l->end,
                          (unsigned long long)(size - l->end));
     return CUZK_OK;
+}
+
+cuzk_err cuzk_pce_check_header(const char *path)
+{
+    uint8_t img[CUZK_PCE_HEADER_SIZE];
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cuzk_fail(CUZK_EIO, "cannot open %s: %s", path, cuzk_strerror(errno));
+    ssize_t got = fstat(fd, &st) == 0 ? pread(fd, img, sizeof img, 0) : -1;
+    int err = errno;
+    close(fd);
+    if (got < 0)
+        return cuzk_fail(CUZK_EIO, "cannot read %s: %s", path, cuzk_strerror(err));
+    pce_header h;
+    pce_layout l;
+    return validate_header(path, &h, &l, img,
+                           (size_t)got < sizeof img ? (size_t)got : (size_t)st.st_size);
 }
 
 cuzk_err cuzk_pce_load(cuzk_pce **out, const char *path)

@@ -31,7 +31,7 @@ static cuzk_err write_all(int fd, const void *buf, size_t n, const char *path)
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
-            return cuzk_fail(CUZK_EIO, "witness: writing %s failed: %s", path, strerror(errno));
+            return cuzk_fail(CUZK_EIO, "witness: writing %s failed: %s", path, cuzk_strerror(errno));
         p += k;
         n -= (size_t)k;
     }
@@ -76,7 +76,7 @@ static cuzk_err write_content(int fd, const char *tmp, const cuzk_fr *w, uint32_
     uint8_t ckb[8];
     cuzk_put_le64(ckb, ck);
     if (pwrite(fd, ckb, 8, 24) != 8)
-        return cuzk_fail(CUZK_EIO, "witness: writing %s failed: %s", tmp, strerror(errno));
+        return cuzk_fail(CUZK_EIO, "witness: writing %s failed: %s", tmp, cuzk_strerror(errno));
     return CUZK_OK;
 }
 
@@ -94,14 +94,14 @@ cuzk_err cuzk_witness_write(const char *path, const cuzk_fr *w, uint32_t n_input
     int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         free(buf);
-        return cuzk_fail(CUZK_EIO, "witness: cannot create %s: %s", tmp, strerror(errno));
+        return cuzk_fail(CUZK_EIO, "witness: cannot create %s: %s", tmp, cuzk_strerror(errno));
     }
     cuzk_err e = write_content(fd, tmp, w, n_inputs, n_aux, buf);
     free(buf);
     if (close(fd) != 0 && !e)
-        e = cuzk_fail(CUZK_EIO, "witness: closing %s failed: %s", tmp, strerror(errno));
+        e = cuzk_fail(CUZK_EIO, "witness: closing %s failed: %s", tmp, cuzk_strerror(errno));
     if (!e && rename(tmp, path) != 0)
-        e = cuzk_fail(CUZK_EIO, "witness: cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        e = cuzk_fail(CUZK_EIO, "witness: cannot rename %s to %s: %s", tmp, path, cuzk_strerror(errno));
     if (e)
         unlink(tmp);
     return e;

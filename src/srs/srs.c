@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define PATH_MAX_LEN 4096
 #define READ_CHUNK ((size_t)64 << 20)
@@ -149,6 +150,27 @@ static cuzk_err find_or_add(cuzk_srs_manager *m, const char *id, srs_entry **out
     }
     *out = e;
     return CUZK_OK;
+}
+
+/* An entry a failed load created for an id nobody registered (a preload or
+ * a job naming a circuit that does not exist) leaves no trace in status:
+ * it goes again. Lock held. */
+static void entry_path(const cuzk_srs_manager *m, const srs_entry *e, const char *registered,
+                       const char *ext, char out[PATH_MAX_LEN]);
+
+static void forget_if_unknown(cuzk_srs_manager *m, srs_entry *e)
+{
+    char pp[PATH_MAX_LEN];
+    entry_path(m, e, NULL, ".params", pp);
+    if (e->tier != CUZK_SRS_COLD || e->loading || e->refs || e->in_memory || e->params_path ||
+        e->pce_path || access(pp, F_OK) == 0)
+        return;
+    for (srs_entry **link = &m->entries; *link; link = &(*link)->next)
+        if (*link == e) {
+            *link = e->next;
+            free_entry(e);
+            return;
+        }
 }
 
 /* The path of one of the entry's files: registered, or <dir>/<id><ext>. */
@@ -350,10 +372,10 @@ static cuzk_err load_entry(cuzk_srs_manager *m, srs_entry *e)
     uint64_t sz;
     if (file_size(pp, &sz) != 0)
         return cuzk_fail(CUZK_EIO, "circuit %s: parameters not found: %s: %s", e->id, pp,
-                         strerror(errno ? errno : ENOENT));
+                         cuzk_strerror(errno ? errno : ENOENT));
     if (file_size(cp, &sz) != 0)
         return cuzk_fail(CUZK_EIO, "circuit %s: constraint system not found: %s: %s", e->id, cp,
-                         strerror(errno ? errno : ENOENT));
+                         cuzk_strerror(errno ? errno : ENOENT));
     double t = cuzk_now();
     if (!e->map.data) {
         CUZK_TRY(cuzk_mapfile_open(&e->map, pp));
@@ -525,7 +547,7 @@ cuzk_err cuzk_srs_acquire(cuzk_srs_manager *m, const char *id, cuzk_srs_circuit 
     *out = NULL;
     int already;
     pthread_mutex_lock(&m->lock);
-    srs_entry *e;
+    srs_entry *e = NULL;
     cuzk_err rc = find_or_add(m, id, &e);
     if (!rc)
         rc = ensure_hot(m, e, &already, load_s);
@@ -533,6 +555,8 @@ cuzk_err cuzk_srs_acquire(cuzk_srs_manager *m, const char *id, cuzk_srs_circuit 
         e->refs++;
         e->last_used = cuzk_now();
         *out = &e->view;
+    } else if (e) {
+        forget_if_unknown(m, e);
     }
     pthread_mutex_unlock(&m->lock);
     return rc;
@@ -553,12 +577,14 @@ void cuzk_srs_release(cuzk_srs_manager *m, cuzk_srs_circuit *c)
 cuzk_err cuzk_srs_preload(cuzk_srs_manager *m, const char *id, int *already, double *load_s)
 {
     pthread_mutex_lock(&m->lock);
-    srs_entry *e;
+    srs_entry *e = NULL;
     cuzk_err rc = find_or_add(m, id, &e);
     if (!rc)
         rc = ensure_hot(m, e, already, load_s);
     if (!rc)
         e->last_used = cuzk_now();
+    else if (e)
+        forget_if_unknown(m, e);
     pthread_mutex_unlock(&m->lock);
     return rc;
 }

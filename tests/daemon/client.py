@@ -147,6 +147,40 @@ b = submit(proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_seed=7,
            synthetic_public_inputs=3, request_id="rq-1")
 check(a == b, "request_id idempotent")
 check(await_job(a).status == Status.COMPLETED, "idempotent job completes")
+c = submit(proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_seed=7,
+           synthetic_public_inputs=3, request_id="rq-1", priority=pb.HIGH)
+check(a == c, "request_id idempotent across a priority change (a retry)")
+# A request_id names one request: another payload under the same id is refused
+# with the id and the first job named, never answered with the first job.
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(
+    proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_seed=8,
+    synthetic_public_inputs=3, request_id="rq-1"), grpc.StatusCode.INVALID_ARGUMENT,
+    'request_id "rq-1" names another request already (job %s' % a, "reused request_id, other seed")
+v1 = submit(proof_kind=pb.WINNING_POST, vanilla_proof=b"first", sector_number=5,
+            request_id="rq-2")
+check(v1 == submit(proof_kind=pb.WINNING_POST, vanilla_proof=b"first", sector_number=5,
+                   request_id="rq-2"), "request_id idempotent for a vanilla proof")
+for what, kw in (("vanilla proof", dict(vanilla_proof=b"other", sector_number=5)),
+                 ("sector", dict(vanilla_proof=b"first", sector_number=6)),
+                 ("kind", dict(proof_kind=pb.WINDOW_POST_PARTITION, vanilla_proof=b"first",
+                               sector_number=5))):
+    kw.setdefault("proof_kind", pb.WINNING_POST)
+    expect_error(eng.SubmitProof, pb.SubmitProofRequest(request_id="rq-2", **kw),
+                 grpc.StatusCode.INVALID_ARGUMENT, 'request_id "rq-2" names another request',
+                 "reused request_id, other " + what)
+check(await_job(v1).status == Status.FAILED, "the rq-2 job itself ends")
+# protobuf-c would cut a string at a NUL: such requests are refused, not
+# read as a shorter id.
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(proof_kind=pb.GENERIC_R1CS,
+                                                    circuit_id="c1\x00/../x", witnesses=[b"w"]),
+             grpc.StatusCode.INVALID_ARGUMENT, "contains a NUL byte", "NUL in a circuit id")
+expect_error(eng.PreloadSRS, pb.PreloadSrsRequest(circuit_id="c1\x00x"),
+             grpc.StatusCode.INVALID_ARGUMENT, "contains a NUL byte", "NUL in a preload id")
+expect_error(eng.PreloadSRS, pb.PreloadSrsRequest(circuit_id="nope-never"),
+             grpc.StatusCode.NOT_FOUND, "nope-never", "preload of an unknown circuit")
+st = eng.GetStatus(pb.GetStatusRequest())
+check(not any(s.circuit_id == "nope-never" for s in st.loaded_srs),
+      "a failed preload of an unknown id leaves no entry behind")
 
 # Bad requests: each fails its call or its job with a precise error.
 raw = chan.unary_unary("/cuzk.v1.ProvingEngine/SubmitProof",
@@ -323,7 +357,7 @@ m = eng.GetMetrics(pb.GetMetricsRequest()).prometheus_text
 m1 = counters(m)
 delta = {k: v - m0.get(k, 0) for k, v in m1.items() if v != m0.get(k, 0)}
 check(delta == {("generic_r1cs", "completed"): 1, ("generic_r1cs", "failed"): 4,
-                ("porep_seal_commit", "failed"): 1, ("winning_post", "failed"): 1,
+                ("porep_seal_commit", "failed"): 1, ("winning_post", "failed"): 2,
                 ("synthetic", "completed"): 13, ("synthetic", "cancelled"): 2},
       "metrics job counters by kind and outcome grew by %s" % delta)
 check('cuzk_stage_seconds_bucket{stage="prove",le="+Inf"}' in m and "cuzk_rss_bytes" in m,

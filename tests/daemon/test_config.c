@@ -143,7 +143,7 @@ static void test_file_errors(void)
     expect_file_error("[scheduler]\npipeline_depth = -1\n", CUZK_EINVAL, "pipeline_depth");
     expect_file_error("[srs]\ndevice_only = 2\n", CUZK_EINVAL, "is not a boolean");
     expect_file_error("[daemon]\nbackend = \"gpu\"\n", CUZK_EINVAL,
-                      "\"gpu\" is not one of cpu, cuda, auto");
+                      "\"gpu\" is not one of cpu, cuda, cuda:N (N a GPU ordinal), auto");
     expect_file_error("[daemon]\nlisten = \"\"\n", CUZK_EINVAL, "daemon.listen must not be empty");
     expect_file_error("[daemon]\nlisten = [\"a\"]\n", CUZK_EINVAL,
                       "daemon.listen takes one value, not an array");

@@ -75,6 +75,9 @@ budget = "1GiB"
 [srs]
 param_cache = "$T/params"
 preload = ["c1"]
+[synthetic]
+enabled = true
+param_dir = "$T/synth"
 [scheduler]
 workers = 1
 pipeline_depth = 1   # one partition synthesized ahead: jobs behind a running one stay queued
@@ -84,7 +87,7 @@ EOF
 expect 0 "config ok" -- "$DAEMON" --config "$T/cuzk.toml" --check-config
 # The sample configuration shipped in the repository stays valid.
 expect 0 "config ok" -- "$DAEMON" --config "$SRC/cuzk.example.toml" --check-config \
-    --param-cache "$T/params"
+    --param-cache "$T/params" --listen "unix://$S/example.sock"
 
 # sd_notify: a datagram socket standing in for systemd collects the messages.
 $PY - "$S/notify" "$T/notify.txt" <<'EOF' &
@@ -119,7 +122,7 @@ contains "$T/notify.txt" "READY=1" "sd_notify READY=1"
 # cuzk-bench single: synthetic and generic R1CS, verified offline.
 expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind synthetic \
     --constraints 1024 --public-inputs 2 --seed 4 --out "$T/s.proof" --public-out "$T/s.public"
-expect 0 "proof is valid" -- "$CUZK" verify --vk "$T/params/synthetic-n1024-p2-s4.vk" \
+expect 0 "proof is valid" -- "$CUZK" verify --vk "$T/synth/synthetic-n1024-p2-s4.vk" \
     --public "$T/s.public" --proof "$T/s.proof"
 expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind r1cs --circuit c1 \
     --witness "$T/c1.wit" --priority critical --out "$T/r.proof" --public-out "$T/r.public"
@@ -166,7 +169,7 @@ if $PY -m grpc_tools.protoc -I"$SRC/proto" -I"$T/pyproto" --python_out="$T/py" \
     expect 0 "proof is valid (2 partition(s))" -- "$CUZK" verify --vk "$T/params/c1.vk" \
         --public "$T/c1x2.public" --proof "$T/py/py_r1cs.proof"
     expect 0 "proof is valid (2 partition(s))" -- "$CUZK" verify \
-        --vk "$T/params/synthetic-n512-p3-s7.vk" --public "$T/py/py_synth.public" \
+        --vk "$T/synth/synthetic-n512-p3-s7.vk" --public "$T/py/py_synth.public" \
         --proof "$T/py/py_synth.proof"
 else
     bad "grpc_tools.protoc failed"
@@ -194,10 +197,16 @@ else bad "/metrics: $out"; fi
 out=$(http_get "http://127.0.0.1:$PORT/nope")
 if [[ "$out" == "404 "* ]]; then ok; else bad "/nope: $out"; fi
 
-# A second daemon on the same socket fails fast; the first keeps serving.
+# A second daemon with the same pid file, or on the same socket, fails fast and
+# leaves the first one's pid file alone; the first keeps serving.
+expect 2 "pid file $T/d.pid is held by a running cuzk-daemon (pid $D1)" -- timeout 20 \
+    "$DAEMON" --config "$T/cuzk.toml" --set daemon.status_listen= --listen "unix://$S/other.sock" \
+    --log-file "$T/second0.log"
+if [ "$(cat "$T/d.pid" 2>/dev/null)" = "$D1" ]; then ok; else bad "pid file changed by a second daemon"; fi
 expect 2 "in use by another cuzk-daemon" -- timeout 20 "$DAEMON" --config "$T/cuzk.toml" \
-    --set daemon.status_listen= --log-file "$T/second.log"
+    --set daemon.status_listen= --set daemon.pid_file="$T/d2.pid" --log-file "$T/second.log"
 contains "$T/second.log" "in use by another cuzk-daemon" "second daemon's log"
+if [ ! -e "$T/d2.pid" ]; then ok; else bad "a failed start left its pid file"; fi
 expect 0 "ready after" -- "$BENCH" wait-ready --addr "$ADDR" --timeout 5
 
 # SIGHUP reopens the log (rotation).
@@ -289,7 +298,7 @@ pids+=("$D4")
 expect 0 "ready after" -- "$BENCH" wait-ready --addr "127.0.0.1:$TPORT" --timeout 30
 expect 0 "status=COMPLETED" -- "$BENCH" single --addr "127.0.0.1:$TPORT" --kind r1cs \
     --circuit c1 --witness "$T/c1.wit"
-expect 2 "cannot listen on 127.0.0.1:$TPORT" -- timeout 20 "$DAEMON" \
+expect 2 "127.0.0.1:$TPORT\": cannot listen there: Address already in use (EADDRINUSE)" -- timeout 20 "$DAEMON" \
     --listen "127.0.0.1:$TPORT" --param-cache "$T/params"
 kill -TERM "$D4"
 wait_exit "$D4" 30

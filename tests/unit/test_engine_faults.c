@@ -402,7 +402,7 @@ static void case_synthesis_error(void)
     submit_as(gen(3), 0, t);
     submit_as(syn_small(2), -1, o1);
     submit_as(gen(1), -1, o2);
-    expect_job(what, t, CUZK_JOB_FAILED, "partition 1: injected synthesis failure (EIO)", NULL);
+    expect_job(what, t, CUZK_JOB_FAILED, "partition 1: injected synthesis failure", NULL);
     expect_done(what, o1);
     expect_done(what, o2);
     /* The failed partition went no further. */
@@ -468,7 +468,7 @@ static void case_device_error(void)
     cuzk_jobs_status st;
     CHECK_OK(cuzk_jobs_status_get(eng, &st));
     CHECK(st.n_devices == 2 && st.devices[0].ordinal == 0 && st.devices[1].ordinal == 1);
-    CHECK(!st.devices[0].healthy && strstr(st.devices[0].error, "injected device failure (EIO)"));
+    CHECK(!st.devices[0].healthy && strstr(st.devices[0].error, "injected device failure"));
     CHECK(st.devices[1].healthy && st.devices[1].error[0] == 0);
     cuzk_jobs_status_free(&st);
 
@@ -534,7 +534,7 @@ static void after_all_failed(const char *what, size_t lanes)
     CHECK(st.n_devices == lanes);
     for (size_t d = 0; d < st.n_devices; d++)
         CHECK(!st.devices[d].healthy &&
-              strstr(st.devices[d].error, "injected device failure (EIO)"));
+              strstr(st.devices[d].error, "injected device failure"));
     cuzk_jobs_status_free(&st);
     char v[ID];
     submit_as(gen(1), -1, v);
@@ -556,7 +556,7 @@ static void case_all_devices_fail(void)
     CHECK(wait_events(t, CUZK_HOOK_PROVE, 0, 1)); /* T holds the lane before U can */
     submit_as(syn_small(1), 1, u);
     submit_as(gen(1), 2, w);
-    expect_job(what, t, CUZK_JOB_FAILED, "partition 0: injected device failure (EIO)", NULL);
+    expect_job(what, t, CUZK_JOB_FAILED, "partition 0: injected device failure", NULL);
     expect_job(what, u, CUZK_JOB_FAILED, "no healthy prove device left", NULL);
     expect_job(what, w, CUZK_JOB_FAILED, "no healthy prove device left", NULL);
     CHECK(count(u, CUZK_HOOK_PROVE, ANY, ANY) == 0 && count(w, CUZK_HOOK_PROVE, ANY, ANY) == 0);
@@ -571,7 +571,7 @@ static void case_all_devices_fail(void)
     expect_done(what, c);
     set_behaviour(every_lane_fails);
     submit_as(gen(1), 0, t);
-    expect_job(what, t, CUZK_JOB_FAILED, "partition 0: injected device failure (EIO)", NULL);
+    expect_job(what, t, CUZK_JOB_FAILED, "partition 0: injected device failure", NULL);
     CHECK(count(t, CUZK_HOOK_PROVE, 0, 0) == 1 && count(t, CUZK_HOOK_PROVE, 0, 1) == 1);
     after_all_failed(what, 2);
     engine_stop(what);
@@ -602,7 +602,7 @@ static void case_device_oom(void)
     submit_as(gen(1), -1, o);
     expect_done(what, t1);
     CHECK(count(t1, CUZK_HOOK_PROVE, 1, 0) == 2 && count(t1, CUZK_HOOK_PROVE, 0, 0) == 1);
-    expect_job(what, t2, CUZK_JOB_FAILED, "partition 0: injected device out of memory (ENOMEM)",
+    expect_job(what, t2, CUZK_JOB_FAILED, "partition 0: injected device out of memory",
                NULL);
     CHECK(count(t2, CUZK_HOOK_PROVE, 0, 0) == 2);
     expect_done(what, o);
@@ -634,8 +634,8 @@ static void case_alloc_failure(void)
     submit_as(syn_large(2), 1, ts);
     submit_as(gen(2), -1, o1);
     submit_as(syn_small(1), -1, o2);
-    expect_job(what, t, CUZK_JOB_FAILED, "partition 2: injected allocation failure (ENOMEM)", NULL);
-    expect_job(what, ts, CUZK_JOB_FAILED, "partition 0: injected allocation failure (ENOMEM)",
+    expect_job(what, t, CUZK_JOB_FAILED, "partition 2: injected allocation failure", NULL);
+    expect_job(what, ts, CUZK_JOB_FAILED, "partition 0: injected allocation failure",
                NULL);
     CHECK(count(t, CUZK_HOOK_PROVE, 2, ANY) == 0 && count(ts, CUZK_HOOK_PROVE, 0, ANY) == 0);
     expect_done(what, o1);
@@ -934,7 +934,7 @@ static void case_drain(void)
     int existing;
     cuzk_job_request rx = gen(1);
     CHECK_ERR(cuzk_jobs_submit(eng, &rx, x, &pos, &existing), CUZK_EUNSUPPORTED, "shutting down");
-    /* After the grace the queued jobs end at once; the held ones only when
+    /* The queued jobs end as the drain starts; the held ones only when
      * their workers reach the next boundary. */
     int ok;
     pthread_mutex_lock(&hk.mu);
@@ -945,12 +945,12 @@ static void case_drain(void)
     CHECK(ends(f) == 0 && ends(a) == 0 && ends(d) == 0);
     set_release(1);
     pthread_join(th, NULL);
-    const char *bound = "cancelled at a partition boundary: the daemon is shutting down";
+    const char *bound = "cancelled at a partition boundary: daemon shutting down";
     expect_job(what, f, CUZK_JOB_CANCELLED, bound, NULL);
     expect_job(what, a, CUZK_JOB_CANCELLED, bound, NULL);
     expect_job(what, d, CUZK_JOB_CANCELLED, bound, NULL);
-    expect_job(what, b, CUZK_JOB_CANCELLED, "cancelled: the daemon is shutting down", NULL);
-    expect_job(what, c, CUZK_JOB_CANCELLED, "cancelled: the daemon is shutting down", NULL);
+    expect_job(what, b, CUZK_JOB_CANCELLED, "cancelled while queued: daemon shutting down", NULL);
+    expect_job(what, c, CUZK_JOB_CANCELLED, "cancelled while queued: daemon shutting down", NULL);
     expect_done(what, e);
     CHECK(count(d, CUZK_HOOK_PROVE, ANY, ANY) == 0 && count(b, CUZK_HOOK_SYNTHESIS, ANY, ANY) == 0);
     CHECK_OK(cuzk_jobs_status_get(eng, &st));

@@ -1,0 +1,292 @@
+/* The checks of a daemon start that can be made without starting anything,
+ * shared by the start itself and by --check-config (daemon.h).
+ *
+ * A start runs the checks that nothing later repeats (folders, circuit
+ * files, preload ids) and stops at the first failure; the binding ones
+ * (sockets, pid file, log) it makes for real as it goes. --check-config runs
+ * every check, binding ones included (it binds and lets go, tries the locks
+ * and lets go), and reports each failure on its own line, so that "config
+ * ok" means a start would get past all of them. */
+#define _GNU_SOURCE
+#include "daemon/daemon.h"
+
+#include "cuzk/backend.h"
+#include "cuzk/params.h"
+#include "cuzk/pce.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* The folder a file would be created in: it exists and we may write it. */
+static cuzk_err check_parent_writable(const char *file, const char *key)
+{
+    char *copy = strdup(file);
+    if (!copy)
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    const char *dir = dirname(copy);
+    struct stat st;
+    cuzk_err e = CUZK_OK;
+    if (stat(dir, &st) != 0)
+        e = cuzk_fail(CUZK_EIO, "%s %s: folder %s: %s", key, file, dir, cuzk_strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+        e = cuzk_fail(CUZK_EIO, "%s %s: %s is not a folder", key, file, dir);
+    else if (access(dir, W_OK | X_OK) != 0)
+        e = cuzk_fail(CUZK_EIO, "%s %s: folder %s is not writable: %s", key, file, dir,
+                      cuzk_strerror(errno));
+    else if (access(file, F_OK) == 0 && access(file, W_OK) != 0)
+        e = cuzk_fail(CUZK_EIO, "%s %s is not writable: %s", key, file, cuzk_strerror(errno));
+    free(copy);
+    return e;
+}
+
+cuzk_err cuzk_daemon_check_dir(const char *path, const char *key)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return cuzk_fail(CUZK_EIO, "%s folder %s: %s", key, path, cuzk_strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return cuzk_fail(CUZK_EIO, "%s: %s is not a folder", key, path);
+    return CUZK_OK;
+}
+
+/* The synthetic folder: there, or creatable (the start makes it). */
+static cuzk_err check_synthetic_dir(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return check_parent_writable(path, "synthetic.param_dir");
+    if (!S_ISDIR(st.st_mode))
+        return cuzk_fail(CUZK_EIO, "synthetic.param_dir: %s is not a folder", path);
+    if (access(path, W_OK | X_OK) != 0)
+        return cuzk_fail(CUZK_EIO, "synthetic.param_dir: folder %s is not writable: %s", path,
+                         cuzk_strerror(errno));
+    return CUZK_OK;
+}
+
+/* Whether another process holds an flock on path (a live daemon's lock). */
+static int lock_is_held(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    int held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd); /* drops our lock, if we got it */
+    return held;
+}
+
+cuzk_err cuzk_daemon_parse_tcp(const char *addr, const char *key, struct sockaddr_storage *sa,
+                               socklen_t *len)
+{
+    const char *colon = strrchr(addr, ':');
+    char host[256];
+    if (!colon || (size_t)(colon - addr) >= sizeof host)
+        return cuzk_fail(CUZK_EINVAL, "%s \"%s\": expected host:port or unix:///path", key, addr);
+    memcpy(host, addr, (size_t)(colon - addr));
+    host[colon - addr] = 0;
+    /* "[::1]:9000" */
+    char *h = host;
+    size_t hl = strlen(h);
+    if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']')
+        h[hl - 1] = 0, h++;
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (!colon[1] || *end || port < 0 || port > 65535)
+        return cuzk_fail(CUZK_EINVAL, "%s \"%s\": port \"%s\" is not a number in 0..65535", key,
+                         addr, colon + 1);
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int g = getaddrinfo(*h ? h : NULL, colon + 1, &hints, &res);
+    if (g != 0 || !res) {
+        if (res)
+            freeaddrinfo(res);
+        return cuzk_fail(CUZK_EINVAL, "%s \"%s\": cannot resolve host \"%s\": %s", key, addr, h,
+                         gai_strerror(g));
+    }
+    memcpy(sa, res->ai_addr, res->ai_addrlen);
+    *len = res->ai_addrlen;
+    freeaddrinfo(res);
+    return CUZK_OK;
+}
+
+/* Bind the address and let it go: the port is free for us now. */
+cuzk_err cuzk_daemon_check_tcp_free(const char *addr, const char *key)
+{
+    struct sockaddr_storage sa;
+    socklen_t len;
+    CUZK_TRY(cuzk_daemon_parse_tcp(addr, key, &sa, &len));
+    int fd = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return cuzk_fail(CUZK_EIO, "%s \"%s\": socket: %s", key, addr, cuzk_strerror(errno));
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    cuzk_err e = CUZK_OK;
+    if (bind(fd, (struct sockaddr *)&sa, len) != 0)
+        e = cuzk_fail(CUZK_EIO, "%s \"%s\": cannot listen there: %s", key, addr,
+                      cuzk_strerror(errno));
+    close(fd);
+    return e;
+}
+
+static cuzk_err check_listen(const char *listen)
+{
+    const char *up = cuzk_daemon_unix_path(listen);
+    if (!up)
+        return cuzk_daemon_check_tcp_free(listen, "daemon.listen");
+    struct sockaddr_un sun;
+    if (!*up)
+        return cuzk_fail(CUZK_EINVAL, "daemon.listen \"%s\": empty socket path", listen);
+    if (strlen(up) >= sizeof sun.sun_path)
+        return cuzk_fail(CUZK_EINVAL, "daemon.listen: socket path too long (max %zu bytes): %s",
+                         sizeof sun.sun_path - 1, up);
+    CUZK_TRY(check_parent_writable(up, "daemon.listen"));
+    char lock_path[4200];
+    snprintf(lock_path, sizeof lock_path, "%s.lock", up);
+    if (lock_is_held(lock_path))
+        return cuzk_fail(CUZK_EIO,
+                         "daemon.listen %s is in use by another cuzk-daemon (it holds %s)", up,
+                         lock_path);
+    struct stat st;
+    if (lstat(up, &st) == 0 && !S_ISSOCK(st.st_mode))
+        return cuzk_fail(CUZK_EIO, "daemon.listen %s exists and is not a socket", up);
+    return CUZK_OK;
+}
+
+static cuzk_err check_pid_file(const char *path)
+{
+    CUZK_TRY(check_parent_writable(path, "daemon.pid_file"));
+    if (lock_is_held(path))
+        return cuzk_fail(CUZK_EIO, "daemon.pid_file %s is held by a running cuzk-daemon", path);
+    return CUZK_OK;
+}
+
+static const cuzk_config_circuit *find_circuit(const cuzk_config *cfg, const char *id)
+{
+    for (size_t i = 0; i < cfg->n_circuits; i++)
+        if (!strcmp(cfg->circuits[i].id, id))
+            return &cfg->circuits[i];
+    return NULL;
+}
+
+static cuzk_err check_file(const char *path)
+{
+    if (access(path, R_OK) != 0)
+        return cuzk_fail(CUZK_EIO, "%s: %s", path, cuzk_strerror(errno));
+    return CUZK_OK;
+}
+
+/* A circuit's files: present, and their headers what the loader wants. */
+static cuzk_err check_circuit_files(const char *id, const char *params, const char *vk,
+                                    const char *pce, const char *what)
+{
+    cuzk_err e = check_file(params);
+    if (!e)
+        e = check_file(pce);
+    if (!e && vk)
+        e = check_file(vk);
+    if (!e)
+        e = cuzk_pce_check_header(pce);
+    if (!e)
+        e = cuzk_params_check_file(params);
+    if (!e && vk) {
+        cuzk_vk v;
+        e = cuzk_vk_read(vk, &v);
+        if (!e)
+            cuzk_vk_free(&v);
+    }
+    if (e)
+        cuzk_fail_ctx(e, "%s %s: ", what, id);
+    return e;
+}
+
+static cuzk_err check_circuit(const cuzk_config *cfg, size_t i)
+{
+    const cuzk_config_circuit *c = &cfg->circuits[i];
+    char what[300];
+    snprintf(what, sizeof what, "circuits.%s", c->id);
+    CUZK_TRY(cuzk_srs_check_id(c->id));
+    if (!c->params || !c->pce)
+        return cuzk_fail(CUZK_EINVAL, "%s needs params and pce", what);
+    return check_circuit_files(c->id, c->params, c->vk, c->pce, "circuit");
+}
+
+static cuzk_err check_preload(const cuzk_config *cfg, size_t i)
+{
+    const char *id = cfg->preload[i];
+    if (cuzk_srs_check_id(id))
+        return cuzk_fail_ctx(CUZK_EINVAL, "srs.preload: ");
+    if (find_circuit(cfg, id))
+        return CUZK_OK; /* its files are checked with [circuits] */
+    char params[4200], pce[4200];
+    snprintf(params, sizeof params, "%s/%s.params", cfg->param_cache, id);
+    snprintf(pce, sizeof pce, "%s/%s.pce", cfg->param_cache, id);
+    if (access(params, F_OK) != 0 || access(pce, F_OK) != 0)
+        return cuzk_fail(CUZK_EIO,
+                         "srs.preload %s: no [circuits.%s] entry and no %s.params + %s.pce in %s",
+                         id, id, id, id, cfg->param_cache);
+    return check_circuit_files(id, params, NULL, pce, "srs.preload");
+}
+
+static cuzk_err check_backend(const cuzk_config *cfg)
+{
+    cuzk_backend *be = NULL;
+    cuzk_err e = cuzk_backend_open(cfg->backend, &be);
+    if (e)
+        return cuzk_fail_ctx(e, "daemon.backend %s: ", cfg->backend);
+    cuzk_backend_close(be);
+    int gpus = cuzk_backend_gpus();
+    for (size_t i = 0; i < cfg->n_gpu_devices && strcmp(cfg->backend, "cpu"); i++)
+        if (cfg->gpu_devices[i] >= gpus)
+            return cuzk_fail(CUZK_EINVAL, "gpus.devices: GPU %d does not exist (%d visible)",
+                             cfg->gpu_devices[i], gpus > 0 ? gpus : 0);
+    return CUZK_OK;
+}
+
+int cuzk_daemon_preflight(const cuzk_config *cfg, int all, cuzk_preflight_report report, void *ctx)
+{
+    int failures = 0;
+#define CHECK(what, expr)                                                                          \
+    do {                                                                                           \
+        cuzk_err e_ = (expr);                                                                      \
+        if (e_) {                                                                                  \
+            failures++;                                                                            \
+            report(ctx, what, e_);                                                                 \
+            if (!all)                                                                              \
+                return failures;                                                                   \
+        }                                                                                          \
+    } while (0)
+    if (all && cfg->log_file[0])
+        CHECK("log", check_parent_writable(cfg->log_file, "daemon.log_file"));
+    if (all && cfg->pid_file[0])
+        CHECK("pid file", check_pid_file(cfg->pid_file));
+    if (all)
+        CHECK("listen", check_listen(cfg->listen));
+    if (all && cfg->status_listen[0])
+        CHECK("status_listen",
+              cuzk_daemon_check_tcp_free(cfg->status_listen, "daemon.status_listen"));
+    CHECK("config", cuzk_daemon_check_dir(cfg->param_cache, "srs.param_cache: parameter"));
+    if (cfg->synthetic_enabled)
+        CHECK("config", check_synthetic_dir(cfg->synthetic_param_dir));
+    for (size_t i = 0; i < cfg->n_circuits; i++)
+        CHECK("config", check_circuit(cfg, i));
+    for (size_t i = 0; i < cfg->n_preload; i++)
+        CHECK("config", check_preload(cfg, i));
+    if (all)
+        CHECK("backend", check_backend(cfg));
+#undef CHECK
+    return failures;
+}
