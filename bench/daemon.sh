@@ -39,7 +39,8 @@ echo "idle $("$B/cuzk-bench" status --addr "$ADDR" | grep -o 'rss_bytes=[0-9]*')
 stop
 
 echo "== per-proof overhead: synthetic 2^10, verify_proofs off, 1 client, 1 job at a time"
-start --param-cache "$T/params" --no-verify >/dev/null
+start --param-cache "$T/params" --no-verify --set synthetic.enabled=true \
+    --set synthetic.param_dir="$T/params" >/dev/null
 SPEC=(--kind synthetic --constraints 1024 --public-inputs 2 --seed 1)
 "$B/cuzk-bench" batch --addr "$ADDR" "${SPEC[@]}" -n 5 -j 1 >/dev/null # generate + warm up
 "$B/cuzk-bench" batch --addr "$ADDR" "${SPEC[@]}" -n 200 -j 1 --json | tee "$T/batch.json"

@@ -34,6 +34,7 @@
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
 #include <grpc/slice.h>
+#include <grpc/support/alloc.h>
 #include <grpc/support/log.h>
 #include <grpc/support/time.h>
 #include <openssl/evp.h>
@@ -230,6 +231,20 @@ static void *decode(call_ctx *c, const ProtobufCMessageDescriptor *desc)
 {
     if (!c->payload) {
         reply_err(c, GRPC_STATUS_INVALID_ARGUMENT, "no request message");
+        return NULL;
+    }
+    size_t size = grpc_byte_buffer_length(c->payload);
+    uint64_t cap = c->rpc->d->cfg->max_message_bytes;
+    if (size > cap) {
+        char *peer = grpc_call_get_peer(c->call);
+        CUZK_WARN("rpc method=%s peer=%s refused: request of %zu bytes exceeds "
+                  "daemon.max_message_bytes (%llu)",
+                  methods[c->method].path, peer ? peer : "?", size, (unsigned long long)cap);
+        gpr_free(peer);
+        reply_err(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
+                  "request of %zu bytes exceeds the daemon's limit of %llu bytes "
+                  "(daemon.max_message_bytes)",
+                  size, (unsigned long long)cap);
         return NULL;
     }
     grpc_byte_buffer_reader rd;
@@ -932,7 +947,6 @@ cuzk_err cuzk_rpc_start(cuzk_daemon *d, cuzk_rpc **out)
     if (!r)
         return cuzk_fail(CUZK_ENOMEM, "out of memory");
     gpr_set_log_function(grpc_log_to_ours);
-    gpr_set_log_verbosity(GPR_LOG_SEVERITY_DEBUG);
     grpc_init(); /* paired with grpc_shutdown in rpc_free */
     r->d = d;
     r->lock_fd = -1;
@@ -956,8 +970,14 @@ cuzk_err cuzk_rpc_start(cuzk_daemon *d, cuzk_rpc **out)
     grpc_arg args[3];
     args[0].type = GRPC_ARG_INTEGER;
     args[0].key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
-    args[0].value.integer =
-        d->cfg->max_message_bytes > INT32_MAX ? INT32_MAX : (int)d->cfg->max_message_bytes;
+    /* gRPC's own limit sits above ours, so that a request over
+     * daemon.max_message_bytes reaches decode(), which refuses it and logs
+     * the peer (gRPC would drop it without a word); only requests beyond
+     * twice the limit (at least 64 MiB more) are refused by gRPC itself. */
+    uint64_t hard = d->cfg->max_message_bytes * 2;
+    if (hard < d->cfg->max_message_bytes + ((uint64_t)64 << 20))
+        hard = d->cfg->max_message_bytes + ((uint64_t)64 << 20);
+    args[0].value.integer = hard > INT32_MAX ? INT32_MAX : (int)hard;
     args[1].type = GRPC_ARG_INTEGER;
     args[1].key = GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
     args[1].value.integer = -1;

@@ -169,6 +169,11 @@ for what, kw in (("vanilla proof", dict(vanilla_proof=b"other", sector_number=5)
                  grpc.StatusCode.INVALID_ARGUMENT, 'request_id "rq-2" names another request',
                  "reused request_id, other " + what)
 check(await_job(v1).status == Status.FAILED, "the rq-2 job itself ends")
+# Control characters in a request id: accepted, escaped in the daemon's log
+# (test_daemon.sh looks).
+ctl = submit(proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_seed=7,
+             synthetic_public_inputs=3, request_id="ctl\nline\x1b[31m")
+check(await_job(ctl).status == Status.COMPLETED, "job with control characters in its request_id")
 # protobuf-c would cut a string at a NUL: such requests are refused, not
 # read as a shorter id.
 expect_error(eng.SubmitProof, pb.SubmitProofRequest(proof_kind=pb.GENERIC_R1CS,
@@ -215,7 +220,8 @@ expect_error(eng.SubmitProof, pb.SubmitProofRequest(proof_kind=pb.SYNTHETIC,
              grpc.StatusCode.INVALID_ARGUMENT, "out of range", "huge synthetic circuit")
 expect_error(eng.SubmitProof, pb.SubmitProofRequest(
     proof_kind=pb.SYNTHETIC, synthetic_constraints=64, vanilla_proof=b"x" * (MAX_MSG + 1024)),
-    grpc.StatusCode.RESOURCE_EXHAUSTED, "", "oversized message")
+    grpc.StatusCode.RESOURCE_EXHAUSTED, "exceeds the daemon's limit of %d bytes" % MAX_MSG,
+    "oversized message")
 expect_error(eng.AwaitProof, pb.AwaitProofRequest(job_id="job-nope"),
              grpc.StatusCode.NOT_FOUND, 'unknown job id "job-nope"', "await unknown job")
 expect_error(eng.CancelProof, pb.CancelProofRequest(job_id="job-nope"),
@@ -358,7 +364,7 @@ m1 = counters(m)
 delta = {k: v - m0.get(k, 0) for k, v in m1.items() if v != m0.get(k, 0)}
 check(delta == {("generic_r1cs", "completed"): 1, ("generic_r1cs", "failed"): 4,
                 ("porep_seal_commit", "failed"): 1, ("winning_post", "failed"): 2,
-                ("synthetic", "completed"): 13, ("synthetic", "cancelled"): 2},
+                ("synthetic", "completed"): 14, ("synthetic", "cancelled"): 2},
       "metrics job counters by kind and outcome grew by %s" % delta)
 check('cuzk_stage_seconds_bucket{stage="prove",le="+Inf"}' in m and "cuzk_rss_bytes" in m,
       "metrics histograms and rss")

@@ -175,6 +175,15 @@ else
     bad "grpc_tools.protoc failed"
 fi
 
+contains "$LOG" "refused: request of " "an oversized request logged"
+if grep "refused: request of " "$LOG" | grep -q "peer=unix:"; then ok; else
+    bad "the oversized request's log line names no peer: $(grep 'refused: request' "$LOG")"
+fi
+# Control characters a client sends in a request id stay escaped in the log.
+if grep -qF 'request_id=ctl\x0aline\x1b[31m' "$LOG" && ! grep -q $'\x1b' "$LOG"; then ok; else
+    bad "control characters in a request id not escaped in the log"
+fi
+
 # HTTP side port.
 out=$(http_get "http://127.0.0.1:$PORT/healthz")
 if [ "$out" = "200 ok" ]; then ok; else bad "/healthz: $out"; fi
