@@ -110,5 +110,10 @@ if(CUZK_HAVE_DAEMON)
                      $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
                      "${CMAKE_BINARY_DIR}/test-tmp/daemon" "${CMAKE_SOURCE_DIR}")
     set_tests_properties(daemon_integration PROPERTIES LABELS "unit;daemon;san" TIMEOUT 1200)
+    add_test(NAME daemon_operator
+             COMMAND bash "${CMAKE_SOURCE_DIR}/tests/daemon/test_operator.sh"
+                     $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
+                     "${CMAKE_BINARY_DIR}/test-tmp/operator")
+    set_tests_properties(daemon_operator PROPERTIES LABELS "unit;daemon;san" TIMEOUT 900)
   endif()
 endif()
