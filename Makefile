@@ -2,12 +2,15 @@
 # `make test` also builds the ASan/UBSan tree and runs both test suites;
 # `make demo` starts cuzk-daemon on a built-in synthetic circuit, proves a batch
 # through cuzk-bench and stops it; `make demo-offline` runs setup -> prove ->
-# verify with the offline CLI.
+# verify with the offline CLI. `make CUDA=off` builds the CPU backend only
+# (no nvcc run even where nvcc is installed).
 MAKEFLAGS += --no-print-directory
 BUILD     ?= build
 SAN_BUILD ?= build-san
 JOBS      ?= $(shell nproc)
 BLST_DIR   = $(abspath $(BUILD))/deps/blst
+CUDA      ?= on
+CUDA_FLAG  = $(if $(filter off OFF 0 no,$(CUDA)),-DCUZK_CUDA=OFF,-DCUZK_CUDA=ON)
 
 .PHONY: all deps build san test demo demo-offline bench clean format
 
@@ -17,7 +20,9 @@ deps:
 	@scripts/deps.sh $(BUILD)
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CUDA_FLAG) >$(BUILD)/configure.log 2>&1 \
+	    || { cat $(BUILD)/configure.log; exit 1; }
+	@grep "^-- cuzk:" $(BUILD)/configure.log
 	@cmake --build $(BUILD) -j $(JOBS)
 
 san: deps
