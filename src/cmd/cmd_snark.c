@@ -226,7 +226,7 @@ int cmd_snark_setup(int argc, char **argv)
     }
     cuzk_pce *pce = NULL;
     char *pp = NULL, *vp = NULL, *cp = NULL;
-    cuzk_setup_options so = {CUZK_H_SNARKJS, o.backend, 0, NULL};
+    cuzk_setup_options so = {.basis = CUZK_H_SNARKJS, .backend = o.backend};
     cuzk_err e = cuzk_groth16_setup_check(&so);
     int rc = 2;
     double t0 = cuzk_now();

@@ -282,7 +282,8 @@ static int cmd_setup(opts *o)
     cuzk_pce *pce = NULL;
     cuzk_r1cs *cs = NULL;
     char *pce_out = NULL;
-    cuzk_setup_options so = {CUZK_H_BELLPERSON, o->backend, o->device, NULL};
+    cuzk_setup_options so = {
+        .basis = CUZK_H_BELLPERSON, .backend = o->backend, .device = o->device};
     cuzk_err e = cuzk_groth16_setup_check(&so);
     if (e)
         return die("setup", e);
