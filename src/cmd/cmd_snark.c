@@ -31,11 +31,7 @@ typedef struct {
     int fixed_rs, threads;
 } sopts;
 
-static int fail(const char *what, cuzk_err e)
-{
-    fprintf(stderr, "cuzk: %s: %s (%s)\n", what, cuzk_errmsg(), cuzk_err_name(e));
-    return 2;
-}
+#define fail cmd_fail
 
 static int parse(int argc, char **argv, sopts *o)
 {
@@ -205,12 +201,18 @@ static cuzk_err pce_from_circom(const char *path, cuzk_pce **pce, uint32_t *n_pu
     return e;
 }
 
-/* params (odd-coset H) + pce -> zkey */
+/* params (odd-coset H) + pce -> zkey, with progress on stderr and stopped
+ * (its temporary file removed) by SIGINT / SIGTERM. */
 static cuzk_err params_to_zkey(const char *params, const cuzk_pce *pce, const char *zkey)
 {
     cuzk_params p;
+    cuzk_progress *pr;
+    CUZK_TRY(cmd_output_check(zkey));
     CUZK_TRY(cuzk_params_read(params, &p, 0));
-    cuzk_err e = cuzk_zkey_write(zkey, &p, pce);
+    cuzk_err e = cmd_progress_start("zkey", "points", &pr);
+    if (!e)
+        e = cuzk_zkey_write_progress(zkey, &p, pce, cuzk_progress_callback, pr);
+    cuzk_progress_finish(pr);
     cuzk_params_free(&p);
     return e;
 }
@@ -224,6 +226,7 @@ int cmd_snark_setup(int argc, char **argv)
         fprintf(stderr, "cuzk: setup needs --r1cs and --zkey (and optionally --out PREFIX)\n");
         return 2;
     }
+    cmd_catch_stop_signals();
     cuzk_pce *pce = NULL;
     char *pp = NULL, *vp = NULL, *cp = NULL;
     cuzk_setup_options so = {.basis = CUZK_H_SNARKJS, .backend = o.backend};
@@ -246,8 +249,15 @@ int cmd_snark_setup(int argc, char **argv)
         goto out;
     }
     cuzk_setup_timings tm;
-    if ((e = cuzk_groth16_setup_ex(pce, pp, vp, NULL, &so, &tm)) ||
-        (e = params_to_zkey(pp, pce, o.zkey)) || (cp && (e = cuzk_pce_write(pce, cp)))) {
+    cuzk_progress *pr = NULL;
+    if (!(e = cmd_output_check(o.zkey)) && !(e = cmd_output_check(pp)) &&
+        !(e = cmd_progress_start("setup", "points", &pr))) {
+        so.progress = cuzk_progress_callback;
+        so.progress_ctx = pr;
+        e = cuzk_groth16_setup_ex(pce, pp, vp, NULL, &so, &tm);
+    }
+    cuzk_progress_finish(pr);
+    if (e || (e = params_to_zkey(pp, pce, o.zkey)) || (cp && (e = cuzk_pce_write(pce, cp)))) {
         fail("setup", e);
         goto out;
     }

@@ -29,9 +29,14 @@
 #include "cuzk/threads.h"
 #include "cuzk/util.h"
 
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_WITNESSES 64
 
@@ -46,10 +51,67 @@ typedef struct {
     int n_files;
 } opts;
 
-static int die(const char *what, cuzk_err e)
+/* The signal that asked the running command to stop (cmd_progress_start). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
 {
+    stop_signal = sig;
+}
+
+int cmd_fail(const char *what, cuzk_err e)
+{
+    if (e == CUZK_ECANCELLED && stop_signal) {
+        fprintf(stderr, "cuzk: %s: interrupted by %s; its temporary files were removed\n", what,
+                stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+        return 128 + stop_signal;
+    }
     fprintf(stderr, "cuzk: %s: %s (%s)\n", what, cuzk_errmsg(), cuzk_err_name(e));
     return 2;
+}
+
+#define die cmd_fail
+
+void cmd_catch_stop_signals(void)
+{
+    static int installed;
+    if (installed)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND; /* a second signal is not caught: it kills */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    installed = 1;
+}
+
+cuzk_err cmd_progress_start(const char *label, const char *unit, cuzk_progress **out)
+{
+    cmd_catch_stop_signals();
+    CUZK_TRY(cuzk_progress_open(out, label, 0, unit, stderr, CUZK_PROGRESS_AUTO));
+    cuzk_progress_watch(*out, &stop_signal);
+    return CUZK_OK;
+}
+
+cuzk_err cmd_output_check(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return cuzk_fail(CUZK_EIO, "output %s is a folder; a file is expected there", path);
+    char *copy = strdup(path);
+    if (!copy)
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    const char *dir = dirname(copy);
+    cuzk_err e = CUZK_OK;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        e = cuzk_fail(CUZK_EIO, "output %s: the folder %s does not exist", path, dir);
+    else if (access(dir, W_OK | X_OK) != 0)
+        e = cuzk_fail(CUZK_EIO, "output %s: the folder %s is not writable: %s", path, dir,
+                      strerror(errno));
+    free(copy);
+    return e;
 }
 
 static int usage(const char *msg)
@@ -279,14 +341,21 @@ static int cmd_setup(opts *o)
 {
     if (!o->out || (!o->pce && !o->have_constraints))
         return usage("setup needs --out and either --pce or --constraints");
+    cmd_catch_stop_signals(); /* from the start: synthesis and the PCE come first */
     cuzk_pce *pce = NULL;
     cuzk_r1cs *cs = NULL;
     char *pce_out = NULL;
     cuzk_setup_options so = {
         .basis = CUZK_H_BELLPERSON, .backend = o->backend, .device = o->device};
-    cuzk_err e = cuzk_groth16_setup_check(&so);
-    if (e)
+    char *pp = cmd_path_with(o->out, ".params"), *vp = cmd_path_with(o->out, ".vk");
+    cuzk_err e = pp && vp ? cuzk_groth16_setup_check(&so) : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    if (!e && !(e = cmd_output_check(pp)))
+        e = cmd_output_check(vp);
+    if (e) {
+        free(pp);
+        free(vp);
         return die("setup", e);
+    }
     if (o->pce) {
         e = cuzk_pce_load(&pce, o->pce);
     } else {
@@ -297,15 +366,21 @@ static int cmd_setup(opts *o)
         if (!e)
             e = cuzk_pce_write(pce, pce_out);
     }
+    cuzk_progress *pr = NULL;
+    if (!e && !(e = cmd_progress_start("setup", "points", &pr))) {
+        so.progress = cuzk_progress_callback;
+        so.progress_ctx = pr;
+    }
     if (e) {
+        free(pp);
+        free(vp);
         free(pce_out);
         cuzk_pce_free(pce);
         return die("setup", e);
     }
-    char *pp = cmd_path_with(o->out, ".params"), *vp = cmd_path_with(o->out, ".vk");
     cuzk_setup_timings tm;
-    e = (pp && vp) ? cuzk_groth16_setup_ex(pce, pp, vp, NULL, &so, &tm)
-                   : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    e = cuzk_groth16_setup_ex(pce, pp, vp, NULL, &so, &tm);
+    cuzk_progress_finish(pr);
     if (!e)
         printf("setup backend=%s constraints=%llu inputs=%u aux=%llu domain=2^%u threads=%u\n"
                "setup lagrange_s=%.3f qap_s=%.3f vk_ic_s=%.3f h_s=%.3f l_s=%.3f a_s=%.3f "
