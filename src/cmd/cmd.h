@@ -58,6 +58,9 @@ void cmd_catch_stop_signals(void);
  * folder must exist and be writable, and the path must not be a folder
  * (EIO naming the path and why). */
 cuzk_err cmd_output_check(const char *path);
+/* base + s1 and base + s2 into *a and *b (malloc'd), both checked so; on
+ * failure both are NULL. */
+cuzk_err cmd_output_pair(const char *base, const char *s1, const char *s2, char **a, char **b);
 
 /* prefix followed by suffix, malloc'd (NULL when out of memory); cuzk.c. */
 char *cmd_path_with(const char *prefix, const char *suffix);

@@ -95,12 +95,16 @@ int cmd_snark_prove(int argc, char **argv)
         fprintf(stderr, "cuzk: prove: output folder %s does not exist\n", dir);
         return 2;
     }
+    /* Both outputs writable before the proving work. */
+    char *pp, *pub;
+    cuzk_err e = cmd_output_pair(dir, "/proof.json", "/public.json", &pp, &pub);
+    if (e)
+        return fail("prove", e);
     double t0 = cuzk_now();
     cuzk_zkey *z = NULL;
     cuzk_fr *w = NULL;
     size_t n = 0;
     cuzk_backend *be = NULL;
-    cuzk_err e;
     int rc = 2;
     if ((e = cuzk_zkey_read(o.zkey, &z))) {
         fail("prove", e);
@@ -125,15 +129,8 @@ int cmd_snark_prove(int argc, char **argv)
         fail("prove", e);
         goto out;
     }
-    char *pp = cmd_path_with(dir, "/proof.json"), *pub = cmd_path_with(dir, "/public.json");
-    if (!pp || !pub)
-        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
-    if (!e)
-        e = cuzk_snarkjs_proof_write(pp, &proof);
-    if (!e)
+    if (!(e = cuzk_snarkjs_proof_write(pp, &proof)))
         e = cuzk_snarkjs_public_write(pub, w + 1, z->n_public);
-    free(pp);
-    free(pub);
     if (e) {
         fail("prove", e);
         goto out;
@@ -149,6 +146,8 @@ out:
     cuzk_backend_close(be);
     cuzk_zkey_free(z);
     free(w);
+    free(pp);
+    free(pub);
     return rc;
 }
 

@@ -8,6 +8,8 @@
  *   cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | --synthetic-seed S)
  *                  --out PROOF   (with --synthetic-seed also PROOF.public)
  *                  [--backend cpu|cuda|cuda:N|auto] [--threads N] [--fixed-rs]
+ *                  [--no-verify]  (by default each proof is verified with the
+ *                  params' verifying key; an invalid one exits 1, unwritten)
  *   cuzk verify  --vk V --public F --proof P
  *   cuzk inspect FILE...
  *   cuzk devices
@@ -46,7 +48,7 @@ typedef struct {
     int n_witness;
     uint64_t constraints, seed, synthetic_seed;
     uint32_t n_public;
-    int threads, fixed_rs, have_constraints, have_synthetic_seed, device;
+    int threads, fixed_rs, have_constraints, have_synthetic_seed, device, no_verify;
     const char *files[MAX_WITNESSES];
     int n_files;
 } opts;
@@ -127,7 +129,7 @@ static int usage(const char *msg)
         "               [--backend cpu|cuda|cuda:N|auto] [--device N] [--threads N]\n"
         "  cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | --synthetic-seed S)\n"
         "               --out PROOF\n"
-        "               [--backend cpu|cuda|cuda:N|auto] [--threads N] [--fixed-rs]\n"
+        "               [--backend cpu|cuda|cuda:N|auto] [--threads N] [--fixed-rs] [--no-verify]\n"
         "  cuzk verify  --vk V --public F --proof P\n"
         "  cuzk prove   --zkey K --wtns W [-o DIR] [--backend B] [--threads N] [--fixed-rs]\n"
         "  cuzk verify  --vkey verification_key.json --public public.json --proof proof.json\n"
@@ -199,6 +201,8 @@ static int parse_opts(int argc, char **argv, opts *o)
             i++;
         } else if (!strcmp(a, "--fixed-rs"))
             o->fixed_rs = 1;
+        else if (!strcmp(a, "--no-verify"))
+            o->no_verify = 1;
         else if (a[0] == '-')
             return fprintf(stderr, "cuzk: unknown or incomplete option %s\n", a), -1;
         else if (o->n_files < MAX_WITNESSES)
@@ -208,6 +212,21 @@ static int parse_opts(int argc, char **argv, opts *o)
     if (o->threads > 0)
         cuzk_threads_set((unsigned)o->threads);
     return 0;
+}
+
+cuzk_err cmd_output_pair(const char *base, const char *s1, const char *s2, char **a, char **b)
+{
+    *a = cmd_path_with(base, s1);
+    *b = cmd_path_with(base, s2);
+    cuzk_err e = *a && *b ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    if (!e && !(e = cmd_output_check(*a)))
+        e = cmd_output_check(*b);
+    if (e) {
+        free(*a);
+        free(*b);
+        *a = *b = NULL;
+    }
+    return e;
 }
 
 char *cmd_path_with(const char *prefix, const char *ext)
@@ -347,15 +366,10 @@ static int cmd_setup(opts *o)
     char *pce_out = NULL;
     cuzk_setup_options so = {
         .basis = CUZK_H_BELLPERSON, .backend = o->backend, .device = o->device};
-    char *pp = cmd_path_with(o->out, ".params"), *vp = cmd_path_with(o->out, ".vk");
-    cuzk_err e = pp && vp ? cuzk_groth16_setup_check(&so) : cuzk_fail(CUZK_ENOMEM, "out of memory");
-    if (!e && !(e = cmd_output_check(pp)))
-        e = cmd_output_check(vp);
-    if (e) {
-        free(pp);
-        free(vp);
+    char *pp, *vp;
+    cuzk_err e = cuzk_groth16_setup_check(&so);
+    if (e || (e = cmd_output_pair(o->out, ".params", ".vk", &pp, &vp)))
         return die("setup", e);
-    }
     if (o->pce) {
         e = cuzk_pce_load(&pce, o->pce);
     } else {
@@ -448,7 +462,13 @@ static int cmd_prove(opts *o)
     memset(&params, 0, sizeof params);
     cuzk_backend *be = NULL;
     cuzk_proof *proofs = calloc((size_t)parts, sizeof *proofs);
-    cuzk_err e = proofs ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    char *xp = cmd_path_with(o->out, ".public");
+    cuzk_err e = proofs && xp ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    /* Outputs first: a proof that cannot be written is not worth making. */
+    if (!e)
+        e = cmd_output_check(o->out);
+    if (!e && o->have_synthetic_seed)
+        e = cmd_output_check(xp);
     double t0 = cuzk_now();
     if (!e)
         e = cuzk_pce_load(&pce, o->pce);
@@ -461,6 +481,7 @@ static int cmd_prove(opts *o)
         e = cuzk_backend_open(o->backend, &be);
     if (e) {
         free(proofs);
+        free(xp);
         cuzk_pce_free(pce);
         cuzk_params_free(&params);
         return die("prove", e);
@@ -475,12 +496,8 @@ static int cmd_prove(opts *o)
         double tw = cuzk_now();
         e = partition_witness(o, i, pce, &w, &cs);
         tw = cuzk_now() - tw;
-        if (!e && cs) {
-            char *xp = cmd_path_with(o->out, ".public");
-            e = xp ? cmd_public_write(xp, w + 1, pce->n_inputs - 1)
-                   : cuzk_fail(CUZK_ENOMEM, "out of memory");
-            free(xp);
-        }
+        if (!e && cs)
+            e = cmd_public_write(xp, w + 1, pce->n_inputs - 1);
         cuzk_fr r, s;
         if (o->fixed_rs) { /* reproducible proofs for tests only */
             cuzk_fr_from_u64(&r, 0x1234567 + (uint64_t)i);
@@ -490,13 +507,26 @@ static int cmd_prove(opts *o)
         if (!e)
             e = cuzk_groth16_prove(be, &params, pce, w, o->fixed_rs ? &r : NULL,
                                    o->fixed_rs ? &s : NULL, &proofs[i], &tm);
+        /* The witness passed every constraint, so a proof that fails here
+         * comes from a key whose proving part is not of its verifying key's
+         * setup: say so rather than write a proof nobody accepts. */
+        double tv = cuzk_now();
+        if (!e && !o->no_verify &&
+            cuzk_groth16_verify(&params.vk, w + 1, pce->n_inputs - 1, &proofs[i]) != CUZK_OK)
+            e = cuzk_fail(CUZK_EVERIFY,
+                          "the proof does not verify with the verifying key in %s: its proving "
+                          "key is not of the same setup (mixed or corrupted parameters); no "
+                          "proof written (--no-verify skips this check)",
+                          o->params);
+        tv = o->no_verify ? 0 : cuzk_now() - tv;
         if (!e)
             printf("prove partition=%d load_witness_s=%.3f spmv_s=%.3f h_ntt_s=%.3f "
                    "msm_h_s=%.3f msm_l_s=%.3f msm_a_s=%.3f msm_b_g1_s=%.3f msm_b_g2_s=%.3f "
-                   "total_s=%.3f l_ones=%llu l_zeros=%llu l_other=%llu\n",
+                   "total_s=%.3f l_ones=%llu l_zeros=%llu l_other=%llu verified=%s "
+                   "verify_s=%.3f\n",
                    i, tw, tm.spmv, tm.h, tm.msm_h, tm.msm_l, tm.msm_a, tm.msm_b_g1, tm.msm_b_g2,
                    tm.total, (unsigned long long)tm.st_l.ones, (unsigned long long)tm.st_l.zeros,
-                   (unsigned long long)tm.st_l.others);
+                   (unsigned long long)tm.st_l.others, o->no_verify ? "no" : "yes", tv);
         else
             cuzk_fail_ctx(e, "partition %d: ", i);
         if (cs)
@@ -511,8 +541,13 @@ static int cmd_prove(opts *o)
                o->out, parts, CUZK_PROOF_BYTES);
     cuzk_backend_close(be);
     free(proofs);
+    free(xp);
     cuzk_pce_free(pce);
     cuzk_params_free(&params);
+    if (e == CUZK_EVERIFY) { /* an invalid proof: 1, as verify exits for one */
+        die("prove", e);
+        return 1;
+    }
     return e ? die("prove", e) : 0;
 }
 
