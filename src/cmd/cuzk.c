@@ -16,6 +16,10 @@
  *   and for circom / snarkjs files (cmd_snark.c): prove --zkey, verify --vkey,
  *   setup --r1cs, convert
  *
+ * `cuzk --help` prints every usage line, `cuzk CMD ... --help` (or -h) those
+ * of CMD (nested ones too: circuit stats --help), to stdout, exit 0, and
+ * runs nothing.
+ *
  * Every failure prints one line "cuzk: <what>: <why>" to stderr and exits
  * non-zero; `verify` exits 1 for an invalid proof and 2 for any other error.
  * Timings go to stdout as key=value lines. */
@@ -116,28 +120,52 @@ cuzk_err cmd_output_check(const char *path)
     return e;
 }
 
+/* Usage lines of the commands parsed here, by command (a command may have
+ * several forms); those of cuzk_subcommands follow them. */
+static const struct {
+    const char *name, *text;
+} usages[] = {
+    {"synth", "  cuzk synth   --constraints N [--public-inputs K] [--seed S] --out PREFIX\n"},
+    {"setup", "  cuzk setup   (--pce FILE | --constraints N [--public-inputs K] [--seed S]) "
+              "--out PREFIX\n"
+              "               [--backend cpu|cuda|cuda:N|auto] [--device N] [--threads N]\n"},
+    {"prove", "  cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | "
+              "--synthetic-seed S)\n"
+              "               --out PROOF\n"
+              "               [--backend cpu|cuda|cuda:N|auto] [--threads N] [--fixed-rs] "
+              "[--no-verify]\n"},
+    {"verify", "  cuzk verify  --vk V --public F --proof P\n"},
+    {"prove",
+     "  cuzk prove   --zkey K --wtns W [-o DIR] [--backend B] [--threads N] [--fixed-rs]\n"},
+    {"verify", "  cuzk verify  --vkey verification_key.json --public public.json --proof "
+               "proof.json\n"},
+    {"setup", "  cuzk setup   --r1cs R --zkey OUT [--out PREFIX] [--backend B] [--threads N]\n"},
+    {"inspect", "  cuzk inspect FILE...\n"},
+    {"devices", "  cuzk devices\n"},
+};
+
+/* The usage of every command (name NULL) or of one, to f. 0 when name is
+ * no command. */
+static int print_usage(FILE *f, const char *name)
+{
+    int found = 0;
+    fprintf(f, "usage:\n");
+    for (size_t i = 0; i < sizeof usages / sizeof *usages; i++)
+        if (!name || !strcmp(name, usages[i].name))
+            fprintf(f, "%s", usages[i].text), found = 1;
+    for (const cuzk_subcommand *c = cuzk_subcommands; c->name; c++)
+        if (!name || !strcmp(name, c->name))
+            fprintf(f, "%s", c->usage), found = 1;
+    if (!name)
+        fprintf(f, "  cuzk COMMAND --help   the usage of one command\n");
+    return found;
+}
+
 static int usage(const char *msg)
 {
     if (msg)
         fprintf(stderr, "cuzk: %s\n", msg);
-    fprintf(
-        stderr,
-        "usage:\n"
-        "  cuzk synth   --constraints N [--public-inputs K] [--seed S] --out PREFIX\n"
-        "  cuzk setup   (--pce FILE | --constraints N [--public-inputs K] [--seed S]) "
-        "--out PREFIX\n"
-        "               [--backend cpu|cuda|cuda:N|auto] [--device N] [--threads N]\n"
-        "  cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | --synthetic-seed S)\n"
-        "               --out PROOF\n"
-        "               [--backend cpu|cuda|cuda:N|auto] [--threads N] [--fixed-rs] [--no-verify]\n"
-        "  cuzk verify  --vk V --public F --proof P\n"
-        "  cuzk prove   --zkey K --wtns W [-o DIR] [--backend B] [--threads N] [--fixed-rs]\n"
-        "  cuzk verify  --vkey verification_key.json --public public.json --proof proof.json\n"
-        "  cuzk setup   --r1cs R --zkey OUT [--out PREFIX] [--backend B] [--threads N]\n"
-        "  cuzk inspect FILE...\n"
-        "  cuzk devices\n");
-    for (const cuzk_subcommand *c = cuzk_subcommands; c->name; c++)
-        fprintf(stderr, "%s", c->usage);
+    print_usage(stderr, NULL);
     return 2;
 }
 
@@ -754,8 +782,14 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk hash poseidon --arity A [--constant-length] [--le-bytes] X1 ... Xn\n"
      "  cuzk hash sha256 HEX\n"},
     {"circuit", cmd_circuit_main,
-     "  cuzk circuit stats|synth poseidon|sha256-compression|sha256|por [options]\n"
-     "  cuzk circuit bench native-poseidon|poseidon|sha256-compression [options]\n"},
+     "  cuzk circuit stats poseidon [--arity A] [--constant-length] [--seed S]\n"
+     "  cuzk circuit stats sha256-compression | sha256 [--bytes N] [--seed S]\n"
+     "  cuzk circuit stats por [--base A] [--levels L] [--sub A] [--top A] [--private] "
+     "[--sha256]\n"
+     "  cuzk circuit synth CIRCUIT [the options of stats] --out PREFIX\n"
+     "  cuzk circuit bench native-poseidon [--arity A] [--count N] [--threads T]\n"
+     "  cuzk circuit bench poseidon|sha256-compression --mode witness|record|check "
+     "[--count N] [--arity A]\n"},
     {NULL, NULL, NULL},
 };
 
@@ -765,9 +799,18 @@ int main(int argc, char **argv)
         return usage(NULL);
     const char *cmd = argv[1];
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-        usage(NULL);
+        print_usage(stdout, NULL);
         return 0;
     }
+    /* `cuzk CMD [...] --help`, nested ones too (circuit stats --help): the
+     * usage on stdout, and nothing run. */
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            if (print_usage(stdout, cmd))
+                return 0;
+            fprintf(stderr, "cuzk: unknown command \"%s\"\n", cmd);
+            return usage(NULL);
+        }
     for (const cuzk_subcommand *c = cuzk_subcommands; c->name; c++)
         if (!strcmp(cmd, c->name))
             return c->main(argc - 2, argv + 2);
