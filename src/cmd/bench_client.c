@@ -29,6 +29,7 @@
  * errors, printed as one line "cuzk-bench: <what>: <status>: <details>". */
 #define _GNU_SOURCE
 #include "cuzk/jobs.h"
+#include "cuzk/progress.h"
 #include "cuzk/util.h"
 
 #include "cuzk/v1/proving.pb-c.h"
@@ -579,6 +580,7 @@ typedef struct {
     int next, done, completed, failed, rpc_errors;
     double *totals; /* seconds per job, client-side */
     uint64_t sum_queue, sum_synth, sum_prove, sum_srs;
+    cuzk_progress *progress; /* jobs done, on stderr (NULL with --json) */
 } batch_state;
 
 static void *batch_worker(void *arg)
@@ -612,8 +614,7 @@ static void *batch_worker(void *arg)
             fprintf(stderr, "cuzk-bench: %s %s: %s\n", r->job_id, job_status_name(r->status),
                     r->error_message);
         }
-        if (!b->o->json)
-            fprintf(stderr, "\r%d/%d done", b->done, b->o->n);
+        cuzk_progress_update(b->progress, (uint64_t)b->done);
         pthread_mutex_unlock(&b->lock);
         if (r)
             protobuf_c_message_free_unpacked(&r->base, NULL);
@@ -662,15 +663,18 @@ static int cmd_batch(client *c, const copts *o)
     pthread_mutex_init(&b.lock, NULL);
     b.totals = calloc((size_t)o->n, sizeof *b.totals);
     double t0 = cuzk_now();
-    if (!b.totals || run_threads(o->j, batch_worker, &b)) {
+    if (!b.totals ||
+        cuzk_progress_open(&b.progress, "batch", (uint64_t)o->n, "proofs", stderr,
+                           o->json ? CUZK_PROGRESS_OFF : CUZK_PROGRESS_AUTO) ||
+        run_threads(o->j, batch_worker, &b)) {
         fprintf(stderr, "cuzk-bench: out of memory or threads\n");
+        cuzk_progress_finish(b.progress);
         free(b.totals);
         spec_free(&js);
         return 2;
     }
     double wall = cuzk_now() - t0;
-    if (!o->json)
-        fprintf(stderr, "\n");
+    cuzk_progress_finish(b.progress);
     qsort(b.totals, (size_t)o->n, sizeof *b.totals, cmp_d);
     double p50 = percentile(b.totals, o->n, 0.5), p95 = percentile(b.totals, o->n, 0.95);
     int k = b.completed ? b.completed : 1;
