@@ -25,6 +25,7 @@ typedef enum {
     CUZK_EVERIFY,   /* proof did not verify */
     CUZK_EUNSUPPORTED,
     CUZK_EINTERNAL,
+    CUZK_ECANCELLED, /* stopped on request (a progress callback returned non-zero) */
 } cuzk_err;
 
 /* Name of a code, e.g. "EFORMAT". Never NULL. */

@@ -13,6 +13,7 @@
 #include "cuzk/fr.h"
 #include "cuzk/params.h"
 #include "cuzk/pce.h"
+#include "cuzk/progress.h"
 
 /* Seconds spent in each phase of one proof. */
 typedef struct {
@@ -139,6 +140,20 @@ typedef struct {
      * (cuzk_params_writer_open_mem; the caller frees them with
      * cuzk_params_free) and params_path must be NULL; vk_path still works. */
     cuzk_params *params_out;
+    /* Optional (NULL: none): called with done/total in points of the
+     * parameters written (ic, h, l, a, b_g1, b_g2; a G2 point counts as
+     * one), once at the start (done 0), between the phases before the
+     * first point, after every chunk of points (2^16 on the CPU, 2^21..2^22
+     * on a GPU) and once at the end (done == total) before the file is
+     * renamed into place. It is always called on the thread that called
+     * the setup, never concurrently, so it needs no lock of its own for
+     * one setup. A non-zero return stops the setup: its temporary files
+     * (params and vk "*.tmp-<pid>") are removed, nothing is renamed into
+     * place and it returns CUZK_ECANCELLED. Use it to report progress
+     * (progress.h cuzk_progress_callback) and to make a long setup
+     * interruptible (SIGINT / SIGTERM). */
+    cuzk_progress_fn progress;
+    void *progress_ctx;
 } cuzk_setup_options;
 
 /* The checks of cuzk_groth16_setup_ex on opt alone (the backend name, the

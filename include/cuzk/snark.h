@@ -110,6 +110,12 @@ cuzk_err cuzk_zkey_check_pce(const cuzk_zkey *z, const cuzk_pce *pce);
  * exports keys from it, but `zkey verify` reports that it did not come from
  * a ceremony. Written through a temporary file renamed into place. */
 cuzk_err cuzk_zkey_write(const char *path, const cuzk_params *p, const cuzk_pce *pce);
+/* The same reporting progress in points written (progress.h; every 2^16
+ * points, a G2 point counting as one): a non-zero return from `progress`
+ * stops the writing, removes the temporary file and returns
+ * CUZK_ECANCELLED. */
+cuzk_err cuzk_zkey_write_progress(const char *path, const cuzk_params *p, const cuzk_pce *pce,
+                                  cuzk_progress_fn progress, void *ctx);
 
 /* ---- snarkjs JSON ---- */
 

@@ -43,6 +43,16 @@ cuzk_err cuzk_read_file(const char *path, uint8_t **data, size_t *size);
 /* Write a buffer to a file, replacing it. */
 cuzk_err cuzk_write_file(const char *path, const void *data, size_t size);
 
+/* Remove the temporary files of dead processes from `dir`: names ending in
+ * ".tmp-<pid>" (setup's parameter and zkey files) or ".tmp.<pid>" (PCE
+ * files) whose pid is no live process (kill(pid, 0) fails with ESRCH), as
+ * a process killed while writing leaves them. Each removal is logged
+ * (CUZK_INFO). Only for folders of this host and pid namespace: another
+ * machine's writer would look dead. *removed (may be NULL): how many. EIO
+ * when the folder cannot be read or a file not removed (the others still
+ * are). */
+cuzk_err cuzk_tmp_clean_stale(const char *dir, size_t *removed);
+
 /* Little-endian integers in byte buffers (file headers). */
 /* Value of a hexadecimal digit, -1 for any other character. */
 static inline int cuzk_hex_digit(char c)

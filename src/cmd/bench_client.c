@@ -29,6 +29,7 @@
  * errors, printed as one line "cuzk-bench: <what>: <status>: <details>". */
 #define _GNU_SOURCE
 #include "cuzk/jobs.h"
+#include "cuzk/progress.h"
 #include "cuzk/util.h"
 
 #include "cuzk/v1/proving.pb-c.h"
@@ -403,22 +404,34 @@ static const char *job_status_name(int s)
     return s >= 0 && s <= 4 ? names[s] : "?";
 }
 
+/* key (a literal) and s as a JSON string, escaped; sep is printed first. */
+static void json_str(const char *sep, const char *key, const char *s)
+{
+    printf("%s\"%s\":\"", sep, key);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    putchar('"');
+}
+
 static void print_result(const copts *o, const Cuzk__V1__AwaitProofResponse *r)
 {
     if (o->json) {
-        printf("{\"job_id\":\"%s\",\"status\":\"%s\",\"proof_bytes\":%zu,\"queue_wait_ms\":%llu,"
+        json_str("{", "job_id", r->job_id);
+        printf(",\"status\":\"%s\",\"proof_bytes\":%zu,\"queue_wait_ms\":%llu,"
                "\"srs_load_ms\":%llu,\"synthesis_ms\":%llu,\"gpu_compute_ms\":%llu,"
-               "\"verify_ms\":%llu,\"total_ms\":%llu,\"circuit_id\":\"%s\",\"error\":\"",
-               r->job_id, job_status_name(r->status), r->proof.len,
-               (unsigned long long)r->queue_wait_ms, (unsigned long long)r->srs_load_ms,
-               (unsigned long long)r->synthesis_ms, (unsigned long long)r->gpu_compute_ms,
-               (unsigned long long)r->verify_ms, (unsigned long long)r->total_ms, r->circuit_id);
-        for (const char *p = r->error_message; *p; p++)
-            if (*p == '"' || *p == '\\')
-                printf("\\%c", *p);
-            else if ((unsigned char)*p >= 0x20)
-                putchar(*p);
-        printf("\"}\n");
+               "\"verify_ms\":%llu,\"total_ms\":%llu",
+               job_status_name(r->status), r->proof.len, (unsigned long long)r->queue_wait_ms,
+               (unsigned long long)r->srs_load_ms, (unsigned long long)r->synthesis_ms,
+               (unsigned long long)r->gpu_compute_ms, (unsigned long long)r->verify_ms,
+               (unsigned long long)r->total_ms);
+        json_str(",", "circuit_id", r->circuit_id);
+        json_str(",", "error", r->error_message);
+        printf("}\n");
         return;
     }
     printf("job=%s status=%s proof_bytes=%zu queue_ms=%llu srs_load_ms=%llu synthesis_ms=%llu "
@@ -567,6 +580,7 @@ typedef struct {
     int next, done, completed, failed, rpc_errors;
     double *totals; /* seconds per job, client-side */
     uint64_t sum_queue, sum_synth, sum_prove, sum_srs;
+    cuzk_progress *progress; /* jobs done, on stderr (NULL with --json) */
 } batch_state;
 
 static void *batch_worker(void *arg)
@@ -600,8 +614,7 @@ static void *batch_worker(void *arg)
             fprintf(stderr, "cuzk-bench: %s %s: %s\n", r->job_id, job_status_name(r->status),
                     r->error_message);
         }
-        if (!b->o->json)
-            fprintf(stderr, "\r%d/%d done", b->done, b->o->n);
+        cuzk_progress_update(b->progress, (uint64_t)b->done);
         pthread_mutex_unlock(&b->lock);
         if (r)
             protobuf_c_message_free_unpacked(&r->base, NULL);
@@ -650,15 +663,18 @@ static int cmd_batch(client *c, const copts *o)
     pthread_mutex_init(&b.lock, NULL);
     b.totals = calloc((size_t)o->n, sizeof *b.totals);
     double t0 = cuzk_now();
-    if (!b.totals || run_threads(o->j, batch_worker, &b)) {
+    if (!b.totals ||
+        cuzk_progress_open(&b.progress, "batch", (uint64_t)o->n, "proofs", stderr,
+                           o->json ? CUZK_PROGRESS_OFF : CUZK_PROGRESS_AUTO) ||
+        run_threads(o->j, batch_worker, &b)) {
         fprintf(stderr, "cuzk-bench: out of memory or threads\n");
+        cuzk_progress_finish(b.progress);
         free(b.totals);
         spec_free(&js);
         return 2;
     }
     double wall = cuzk_now() - t0;
-    if (!o->json)
-        fprintf(stderr, "\n");
+    cuzk_progress_finish(b.progress);
     qsort(b.totals, (size_t)o->n, sizeof *b.totals, cmp_d);
     double p50 = percentile(b.totals, o->n, 0.5), p95 = percentile(b.totals, o->n, 0.95);
     int k = b.completed ? b.completed : 1;
@@ -731,6 +747,42 @@ static int cmd_srs(client *c, const copts *o, int evict)
     return 0;
 }
 
+/* GetStatus as one JSON object: the totals, then arrays of queues, SRS and
+ * jobs with the fields of the text form. */
+static void status_json(const Cuzk__V1__GetStatusResponse *r, const char *const *tiers)
+{
+    printf("{\"ready\":%s", r->ready ? "true" : "false");
+    json_str(",", "backend", r->backend);
+    printf(",\"uptime_s\":%llu,\"completed\":%llu,\"failed\":%llu,\"cancelled\":%llu,"
+           "\"rss_bytes\":%llu,\"budget_bytes\":%llu,\"used_bytes\":%llu,"
+           "\"pinned_bytes\":%llu,\"queues\":[",
+           (unsigned long long)r->uptime_seconds, (unsigned long long)r->total_proofs_completed,
+           (unsigned long long)r->total_proofs_failed,
+           (unsigned long long)r->total_proofs_cancelled, (unsigned long long)r->rss_bytes,
+           (unsigned long long)r->memory_budget_bytes, (unsigned long long)r->memory_used_bytes,
+           (unsigned long long)r->pinned_memory_bytes);
+    for (size_t i = 0; i < r->n_queues; i++)
+        printf("%s{\"kind\":\"%s\",\"pending\":%u,\"in_progress\":%u}", i ? "," : "",
+               cuzk_kind_name((int)r->queues[i]->proof_kind), r->queues[i]->pending,
+               r->queues[i]->in_progress);
+    printf("],\"srs\":[");
+    for (size_t i = 0; i < r->n_loaded_srs; i++) {
+        json_str(i ? ",{" : "{", "circuit", r->loaded_srs[i]->circuit_id);
+        printf(",\"tier\":\"%s\",\"size_bytes\":%llu,\"refs\":%u}",
+               (unsigned)r->loaded_srs[i]->tier < 3 ? tiers[r->loaded_srs[i]->tier] : "?",
+               (unsigned long long)r->loaded_srs[i]->size_bytes, r->loaded_srs[i]->ref_count);
+    }
+    printf("],\"jobs\":[");
+    for (size_t i = 0; i < r->n_jobs; i++) {
+        json_str(i ? ",{" : "{", "id", r->jobs[i]->job_id);
+        printf(",\"kind\":\"%s\"", cuzk_kind_name((int)r->jobs[i]->proof_kind));
+        json_str(",", "stage", r->jobs[i]->stage);
+        printf(",\"partitions_done\":%u,\"partitions\":%u}", r->jobs[i]->partitions_done,
+               r->jobs[i]->partitions);
+    }
+    printf("]}\n");
+}
+
 static int cmd_status(client *c, const copts *o)
 {
     Cuzk__V1__GetStatusRequest req = CUZK__V1__GET_STATUS_REQUEST__INIT;
@@ -740,6 +792,11 @@ static int cmd_status(client *c, const copts *o)
         return 2;
     Cuzk__V1__GetStatusResponse *r = (Cuzk__V1__GetStatusResponse *)resp;
     static const char *const tiers[] = {"hot", "warm", "cold"};
+    if (o->json) {
+        status_json(r, tiers);
+        protobuf_c_message_free_unpacked(resp, NULL);
+        return 0;
+    }
     printf("ready=%s backend=%s uptime_s=%llu completed=%llu failed=%llu cancelled=%llu "
            "rss_bytes=%llu budget_bytes=%llu used_bytes=%llu\n",
            r->ready ? "true" : "false", r->backend, (unsigned long long)r->uptime_seconds,

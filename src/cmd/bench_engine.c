@@ -240,7 +240,10 @@ int bench_engine(int argc, char **argv)
            (unsigned long long)pce->n_constraints, pce->log_domain, (unsigned long long)pce->n_aux,
            cuzk_now() - t);
     t = cuzk_now();
-    cuzk_setup_options so = {CUZK_H_BELLPERSON, sbn, n_dev ? devices[0] : 0, &params};
+    cuzk_setup_options so = {.basis = CUZK_H_BELLPERSON,
+                             .backend = sbn,
+                             .device = n_dev ? devices[0] : 0,
+                             .params_out = &params};
     if ((e = cuzk_groth16_setup_ex(pce, NULL, NULL, NULL, &so, NULL))) {
         rc = bench_die("engine: setup", e);
         goto out;

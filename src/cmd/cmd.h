@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "cuzk/fr.h"
+#include "cuzk/progress.h"
 
 typedef struct {
     const char *name;
@@ -35,6 +36,31 @@ cuzk_err cmd_public_write(const char *path, const cuzk_fr *x, size_t n);
 /* cmd_hash.c: native Poseidon / SHA-256; cmd_circuit.c: circuit sizes. */
 int cmd_hash_main(int argc, char **argv);
 int cmd_circuit_main(int argc, char **argv);
+
+/* cuzk.c: the failure of a command: "cuzk: <what>: <message> (<CODE>)" and
+ * 2, or when SIGINT / SIGTERM stopped it (cmd_progress_start) "cuzk: <what>:
+ * interrupted by SIGTERM; its temporary files were removed" and 128 + the
+ * signal number, as a shell reports a killed command. */
+int cmd_fail(const char *what, cuzk_err e);
+
+/* cuzk.c: a progress reporter on stderr for long work (progress.h, AUTO
+ * mode: one updating line on a terminal, whole lines otherwise), to be
+ * passed as the work's cuzk_progress_fn (cuzk_progress_callback). The first
+ * call installs handlers for SIGINT and SIGTERM that only raise a flag
+ * (a second signal kills as usual); the callback returns it, so the work
+ * stops and removes its temporary files. Finish it with
+ * cuzk_progress_finish. */
+cuzk_err cmd_progress_start(const char *label, const char *unit, cuzk_progress **out);
+/* Those handlers alone, for a command whose long work starts later. */
+void cmd_catch_stop_signals(void);
+
+/* cuzk.c: refuse an output path before the work that would write it: its
+ * folder must exist and be writable, and the path must not be a folder
+ * (EIO naming the path and why). */
+cuzk_err cmd_output_check(const char *path);
+/* base + s1 and base + s2 into *a and *b (malloc'd), both checked so; on
+ * failure both are NULL. */
+cuzk_err cmd_output_pair(const char *base, const char *s1, const char *s2, char **a, char **b);
 
 /* prefix followed by suffix, malloc'd (NULL when out of memory); cuzk.c. */
 char *cmd_path_with(const char *prefix, const char *suffix);

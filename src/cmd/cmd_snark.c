@@ -31,11 +31,7 @@ typedef struct {
     int fixed_rs, threads;
 } sopts;
 
-static int fail(const char *what, cuzk_err e)
-{
-    fprintf(stderr, "cuzk: %s: %s (%s)\n", what, cuzk_errmsg(), cuzk_err_name(e));
-    return 2;
-}
+#define fail cmd_fail
 
 static int parse(int argc, char **argv, sopts *o)
 {
@@ -99,12 +95,16 @@ int cmd_snark_prove(int argc, char **argv)
         fprintf(stderr, "cuzk: prove: output folder %s does not exist\n", dir);
         return 2;
     }
+    /* Both outputs writable before the proving work. */
+    char *pp, *pub;
+    cuzk_err e = cmd_output_pair(dir, "/proof.json", "/public.json", &pp, &pub);
+    if (e)
+        return fail("prove", e);
     double t0 = cuzk_now();
     cuzk_zkey *z = NULL;
     cuzk_fr *w = NULL;
     size_t n = 0;
     cuzk_backend *be = NULL;
-    cuzk_err e;
     int rc = 2;
     if ((e = cuzk_zkey_read(o.zkey, &z))) {
         fail("prove", e);
@@ -129,15 +129,8 @@ int cmd_snark_prove(int argc, char **argv)
         fail("prove", e);
         goto out;
     }
-    char *pp = cmd_path_with(dir, "/proof.json"), *pub = cmd_path_with(dir, "/public.json");
-    if (!pp || !pub)
-        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
-    if (!e)
-        e = cuzk_snarkjs_proof_write(pp, &proof);
-    if (!e)
+    if (!(e = cuzk_snarkjs_proof_write(pp, &proof)))
         e = cuzk_snarkjs_public_write(pub, w + 1, z->n_public);
-    free(pp);
-    free(pub);
     if (e) {
         fail("prove", e);
         goto out;
@@ -153,6 +146,8 @@ out:
     cuzk_backend_close(be);
     cuzk_zkey_free(z);
     free(w);
+    free(pp);
+    free(pub);
     return rc;
 }
 
@@ -205,12 +200,18 @@ static cuzk_err pce_from_circom(const char *path, cuzk_pce **pce, uint32_t *n_pu
     return e;
 }
 
-/* params (odd-coset H) + pce -> zkey */
+/* params (odd-coset H) + pce -> zkey, with progress on stderr and stopped
+ * (its temporary file removed) by SIGINT / SIGTERM. */
 static cuzk_err params_to_zkey(const char *params, const cuzk_pce *pce, const char *zkey)
 {
     cuzk_params p;
+    cuzk_progress *pr;
+    CUZK_TRY(cmd_output_check(zkey));
     CUZK_TRY(cuzk_params_read(params, &p, 0));
-    cuzk_err e = cuzk_zkey_write(zkey, &p, pce);
+    cuzk_err e = cmd_progress_start("zkey", "points", &pr);
+    if (!e)
+        e = cuzk_zkey_write_progress(zkey, &p, pce, cuzk_progress_callback, pr);
+    cuzk_progress_finish(pr);
     cuzk_params_free(&p);
     return e;
 }
@@ -224,9 +225,10 @@ int cmd_snark_setup(int argc, char **argv)
         fprintf(stderr, "cuzk: setup needs --r1cs and --zkey (and optionally --out PREFIX)\n");
         return 2;
     }
+    cmd_catch_stop_signals();
     cuzk_pce *pce = NULL;
     char *pp = NULL, *vp = NULL, *cp = NULL;
-    cuzk_setup_options so = {CUZK_H_SNARKJS, o.backend, 0, NULL};
+    cuzk_setup_options so = {.basis = CUZK_H_SNARKJS, .backend = o.backend};
     cuzk_err e = cuzk_groth16_setup_check(&so);
     int rc = 2;
     double t0 = cuzk_now();
@@ -246,8 +248,15 @@ int cmd_snark_setup(int argc, char **argv)
         goto out;
     }
     cuzk_setup_timings tm;
-    if ((e = cuzk_groth16_setup_ex(pce, pp, vp, NULL, &so, &tm)) ||
-        (e = params_to_zkey(pp, pce, o.zkey)) || (cp && (e = cuzk_pce_write(pce, cp)))) {
+    cuzk_progress *pr = NULL;
+    if (!(e = cmd_output_check(o.zkey)) && !(e = cmd_output_check(pp)) &&
+        !(e = cmd_progress_start("setup", "points", &pr))) {
+        so.progress = cuzk_progress_callback;
+        so.progress_ctx = pr;
+        e = cuzk_groth16_setup_ex(pce, pp, vp, NULL, &so, &tm);
+    }
+    cuzk_progress_finish(pr);
+    if (e || (e = params_to_zkey(pp, pce, o.zkey)) || (cp && (e = cuzk_pce_write(pce, cp)))) {
         fail("setup", e);
         goto out;
     }

@@ -8,11 +8,17 @@
  *   cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | --synthetic-seed S)
  *                  --out PROOF   (with --synthetic-seed also PROOF.public)
  *                  [--backend cpu|cuda|cuda:N|auto] [--threads N] [--fixed-rs]
+ *                  [--no-verify]  (by default each proof is verified with the
+ *                  params' verifying key; an invalid one exits 1, unwritten)
  *   cuzk verify  --vk V --public F --proof P
  *   cuzk inspect FILE...
  *   cuzk devices
  *   and for circom / snarkjs files (cmd_snark.c): prove --zkey, verify --vkey,
  *   setup --r1cs, convert
+ *
+ * `cuzk --help` prints every usage line, `cuzk CMD ... --help` (or -h) those
+ * of CMD (nested ones too: circuit stats --help), to stdout, exit 0, and
+ * runs nothing.
  *
  * Every failure prints one line "cuzk: <what>: <why>" to stderr and exits
  * non-zero; `verify` exits 1 for an invalid proof and 2 for any other error.
@@ -29,9 +35,14 @@
 #include "cuzk/threads.h"
 #include "cuzk/util.h"
 
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_WITNESSES 64
 
@@ -41,39 +52,120 @@ typedef struct {
     int n_witness;
     uint64_t constraints, seed, synthetic_seed;
     uint32_t n_public;
-    int threads, fixed_rs, have_constraints, have_synthetic_seed, device;
+    int threads, fixed_rs, have_constraints, have_synthetic_seed, device, no_verify;
     const char *files[MAX_WITNESSES];
     int n_files;
 } opts;
 
-static int die(const char *what, cuzk_err e)
+/* The signal that asked the running command to stop (cmd_progress_start). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
 {
+    stop_signal = sig;
+}
+
+int cmd_fail(const char *what, cuzk_err e)
+{
+    if (e == CUZK_ECANCELLED && stop_signal) {
+        fprintf(stderr, "cuzk: %s: interrupted by %s; its temporary files were removed\n", what,
+                stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+        return 128 + stop_signal;
+    }
     fprintf(stderr, "cuzk: %s: %s (%s)\n", what, cuzk_errmsg(), cuzk_err_name(e));
     return 2;
+}
+
+#define die cmd_fail
+
+void cmd_catch_stop_signals(void)
+{
+    static int installed;
+    if (installed)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND; /* a second signal is not caught: it kills */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    installed = 1;
+}
+
+cuzk_err cmd_progress_start(const char *label, const char *unit, cuzk_progress **out)
+{
+    cmd_catch_stop_signals();
+    CUZK_TRY(cuzk_progress_open(out, label, 0, unit, stderr, CUZK_PROGRESS_AUTO));
+    cuzk_progress_watch(*out, &stop_signal);
+    return CUZK_OK;
+}
+
+cuzk_err cmd_output_check(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return cuzk_fail(CUZK_EIO, "output %s is a folder; a file is expected there", path);
+    char *copy = strdup(path);
+    if (!copy)
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    const char *dir = dirname(copy);
+    cuzk_err e = CUZK_OK;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        e = cuzk_fail(CUZK_EIO, "output %s: the folder %s does not exist", path, dir);
+    else if (access(dir, W_OK | X_OK) != 0)
+        e = cuzk_fail(CUZK_EIO, "output %s: the folder %s is not writable: %s", path, dir,
+                      strerror(errno));
+    free(copy);
+    return e;
+}
+
+/* Usage lines of the commands parsed here, by command (a command may have
+ * several forms); those of cuzk_subcommands follow them. */
+static const struct {
+    const char *name, *text;
+} usages[] = {
+    {"synth", "  cuzk synth   --constraints N [--public-inputs K] [--seed S] --out PREFIX\n"},
+    {"setup", "  cuzk setup   (--pce FILE | --constraints N [--public-inputs K] [--seed S]) "
+              "--out PREFIX\n"
+              "               [--backend cpu|cuda|cuda:N|auto] [--device N] [--threads N]\n"},
+    {"prove", "  cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | "
+              "--synthetic-seed S)\n"
+              "               --out PROOF\n"
+              "               [--backend cpu|cuda|cuda:N|auto] [--threads N] [--fixed-rs] "
+              "[--no-verify]\n"},
+    {"verify", "  cuzk verify  --vk V --public F --proof P\n"},
+    {"prove",
+     "  cuzk prove   --zkey K --wtns W [-o DIR] [--backend B] [--threads N] [--fixed-rs]\n"},
+    {"verify", "  cuzk verify  --vkey verification_key.json --public public.json --proof "
+               "proof.json\n"},
+    {"setup", "  cuzk setup   --r1cs R --zkey OUT [--out PREFIX] [--backend B] [--threads N]\n"},
+    {"inspect", "  cuzk inspect FILE...\n"},
+    {"devices", "  cuzk devices\n"},
+};
+
+/* The usage of every command (name NULL) or of one, to f. 0 when name is
+ * no command. */
+static int print_usage(FILE *f, const char *name)
+{
+    int found = 0;
+    fprintf(f, "usage:\n");
+    for (size_t i = 0; i < sizeof usages / sizeof *usages; i++)
+        if (!name || !strcmp(name, usages[i].name))
+            fprintf(f, "%s", usages[i].text), found = 1;
+    for (const cuzk_subcommand *c = cuzk_subcommands; c->name; c++)
+        if (!name || !strcmp(name, c->name))
+            fprintf(f, "%s", c->usage), found = 1;
+    if (!name)
+        fprintf(f, "  cuzk COMMAND --help   the usage of one command\n");
+    return found;
 }
 
 static int usage(const char *msg)
 {
     if (msg)
         fprintf(stderr, "cuzk: %s\n", msg);
-    fprintf(
-        stderr,
-        "usage:\n"
-        "  cuzk synth   --constraints N [--public-inputs K] [--seed S] --out PREFIX\n"
-        "  cuzk setup   (--pce FILE | --constraints N [--public-inputs K] [--seed S]) "
-        "--out PREFIX\n"
-        "               [--backend cpu|cuda|cuda:N|auto] [--device N] [--threads N]\n"
-        "  cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | --synthetic-seed S)\n"
-        "               --out PROOF\n"
-        "               [--backend cpu|cuda|cuda:N|auto] [--threads N] [--fixed-rs]\n"
-        "  cuzk verify  --vk V --public F --proof P\n"
-        "  cuzk prove   --zkey K --wtns W [-o DIR] [--backend B] [--threads N] [--fixed-rs]\n"
-        "  cuzk verify  --vkey verification_key.json --public public.json --proof proof.json\n"
-        "  cuzk setup   --r1cs R --zkey OUT [--out PREFIX] [--backend B] [--threads N]\n"
-        "  cuzk inspect FILE...\n"
-        "  cuzk devices\n");
-    for (const cuzk_subcommand *c = cuzk_subcommands; c->name; c++)
-        fprintf(stderr, "%s", c->usage);
+    print_usage(stderr, NULL);
     return 2;
 }
 
@@ -137,6 +229,8 @@ static int parse_opts(int argc, char **argv, opts *o)
             i++;
         } else if (!strcmp(a, "--fixed-rs"))
             o->fixed_rs = 1;
+        else if (!strcmp(a, "--no-verify"))
+            o->no_verify = 1;
         else if (a[0] == '-')
             return fprintf(stderr, "cuzk: unknown or incomplete option %s\n", a), -1;
         else if (o->n_files < MAX_WITNESSES)
@@ -146,6 +240,21 @@ static int parse_opts(int argc, char **argv, opts *o)
     if (o->threads > 0)
         cuzk_threads_set((unsigned)o->threads);
     return 0;
+}
+
+cuzk_err cmd_output_pair(const char *base, const char *s1, const char *s2, char **a, char **b)
+{
+    *a = cmd_path_with(base, s1);
+    *b = cmd_path_with(base, s2);
+    cuzk_err e = *a && *b ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    if (!e && !(e = cmd_output_check(*a)))
+        e = cmd_output_check(*b);
+    if (e) {
+        free(*a);
+        free(*b);
+        *a = *b = NULL;
+    }
+    return e;
 }
 
 char *cmd_path_with(const char *prefix, const char *ext)
@@ -279,12 +388,15 @@ static int cmd_setup(opts *o)
 {
     if (!o->out || (!o->pce && !o->have_constraints))
         return usage("setup needs --out and either --pce or --constraints");
+    cmd_catch_stop_signals(); /* from the start: synthesis and the PCE come first */
     cuzk_pce *pce = NULL;
     cuzk_r1cs *cs = NULL;
     char *pce_out = NULL;
-    cuzk_setup_options so = {CUZK_H_BELLPERSON, o->backend, o->device, NULL};
+    cuzk_setup_options so = {
+        .basis = CUZK_H_BELLPERSON, .backend = o->backend, .device = o->device};
+    char *pp, *vp;
     cuzk_err e = cuzk_groth16_setup_check(&so);
-    if (e)
+    if (e || (e = cmd_output_pair(o->out, ".params", ".vk", &pp, &vp)))
         return die("setup", e);
     if (o->pce) {
         e = cuzk_pce_load(&pce, o->pce);
@@ -296,15 +408,21 @@ static int cmd_setup(opts *o)
         if (!e)
             e = cuzk_pce_write(pce, pce_out);
     }
+    cuzk_progress *pr = NULL;
+    if (!e && !(e = cmd_progress_start("setup", "points", &pr))) {
+        so.progress = cuzk_progress_callback;
+        so.progress_ctx = pr;
+    }
     if (e) {
+        free(pp);
+        free(vp);
         free(pce_out);
         cuzk_pce_free(pce);
         return die("setup", e);
     }
-    char *pp = cmd_path_with(o->out, ".params"), *vp = cmd_path_with(o->out, ".vk");
     cuzk_setup_timings tm;
-    e = (pp && vp) ? cuzk_groth16_setup_ex(pce, pp, vp, NULL, &so, &tm)
-                   : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    e = cuzk_groth16_setup_ex(pce, pp, vp, NULL, &so, &tm);
+    cuzk_progress_finish(pr);
     if (!e)
         printf("setup backend=%s constraints=%llu inputs=%u aux=%llu domain=2^%u threads=%u\n"
                "setup lagrange_s=%.3f qap_s=%.3f vk_ic_s=%.3f h_s=%.3f l_s=%.3f a_s=%.3f "
@@ -372,7 +490,13 @@ static int cmd_prove(opts *o)
     memset(&params, 0, sizeof params);
     cuzk_backend *be = NULL;
     cuzk_proof *proofs = calloc((size_t)parts, sizeof *proofs);
-    cuzk_err e = proofs ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    char *xp = cmd_path_with(o->out, ".public");
+    cuzk_err e = proofs && xp ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    /* Outputs first: a proof that cannot be written is not worth making. */
+    if (!e)
+        e = cmd_output_check(o->out);
+    if (!e && o->have_synthetic_seed)
+        e = cmd_output_check(xp);
     double t0 = cuzk_now();
     if (!e)
         e = cuzk_pce_load(&pce, o->pce);
@@ -385,6 +509,7 @@ static int cmd_prove(opts *o)
         e = cuzk_backend_open(o->backend, &be);
     if (e) {
         free(proofs);
+        free(xp);
         cuzk_pce_free(pce);
         cuzk_params_free(&params);
         return die("prove", e);
@@ -399,12 +524,8 @@ static int cmd_prove(opts *o)
         double tw = cuzk_now();
         e = partition_witness(o, i, pce, &w, &cs);
         tw = cuzk_now() - tw;
-        if (!e && cs) {
-            char *xp = cmd_path_with(o->out, ".public");
-            e = xp ? cmd_public_write(xp, w + 1, pce->n_inputs - 1)
-                   : cuzk_fail(CUZK_ENOMEM, "out of memory");
-            free(xp);
-        }
+        if (!e && cs)
+            e = cmd_public_write(xp, w + 1, pce->n_inputs - 1);
         cuzk_fr r, s;
         if (o->fixed_rs) { /* reproducible proofs for tests only */
             cuzk_fr_from_u64(&r, 0x1234567 + (uint64_t)i);
@@ -414,13 +535,26 @@ static int cmd_prove(opts *o)
         if (!e)
             e = cuzk_groth16_prove(be, &params, pce, w, o->fixed_rs ? &r : NULL,
                                    o->fixed_rs ? &s : NULL, &proofs[i], &tm);
+        /* The witness passed every constraint, so a proof that fails here
+         * comes from a key whose proving part is not of its verifying key's
+         * setup: say so rather than write a proof nobody accepts. */
+        double tv = cuzk_now();
+        if (!e && !o->no_verify &&
+            cuzk_groth16_verify(&params.vk, w + 1, pce->n_inputs - 1, &proofs[i]) != CUZK_OK)
+            e = cuzk_fail(CUZK_EVERIFY,
+                          "the proof does not verify with the verifying key in %s: its proving "
+                          "key is not of the same setup (mixed or corrupted parameters); no "
+                          "proof written (--no-verify skips this check)",
+                          o->params);
+        tv = o->no_verify ? 0 : cuzk_now() - tv;
         if (!e)
             printf("prove partition=%d load_witness_s=%.3f spmv_s=%.3f h_ntt_s=%.3f "
                    "msm_h_s=%.3f msm_l_s=%.3f msm_a_s=%.3f msm_b_g1_s=%.3f msm_b_g2_s=%.3f "
-                   "total_s=%.3f l_ones=%llu l_zeros=%llu l_other=%llu\n",
+                   "total_s=%.3f l_ones=%llu l_zeros=%llu l_other=%llu verified=%s "
+                   "verify_s=%.3f\n",
                    i, tw, tm.spmv, tm.h, tm.msm_h, tm.msm_l, tm.msm_a, tm.msm_b_g1, tm.msm_b_g2,
                    tm.total, (unsigned long long)tm.st_l.ones, (unsigned long long)tm.st_l.zeros,
-                   (unsigned long long)tm.st_l.others);
+                   (unsigned long long)tm.st_l.others, o->no_verify ? "no" : "yes", tv);
         else
             cuzk_fail_ctx(e, "partition %d: ", i);
         if (cs)
@@ -435,8 +569,13 @@ static int cmd_prove(opts *o)
                o->out, parts, CUZK_PROOF_BYTES);
     cuzk_backend_close(be);
     free(proofs);
+    free(xp);
     cuzk_pce_free(pce);
     cuzk_params_free(&params);
+    if (e == CUZK_EVERIFY) { /* an invalid proof: 1, as verify exits for one */
+        die("prove", e);
+        return 1;
+    }
     return e ? die("prove", e) : 0;
 }
 
@@ -643,8 +782,14 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk hash poseidon --arity A [--constant-length] [--le-bytes] X1 ... Xn\n"
      "  cuzk hash sha256 HEX\n"},
     {"circuit", cmd_circuit_main,
-     "  cuzk circuit stats|synth poseidon|sha256-compression|sha256|por [options]\n"
-     "  cuzk circuit bench native-poseidon|poseidon|sha256-compression [options]\n"},
+     "  cuzk circuit stats poseidon [--arity A] [--constant-length] [--seed S]\n"
+     "  cuzk circuit stats sha256-compression | sha256 [--bytes N] [--seed S]\n"
+     "  cuzk circuit stats por [--base A] [--levels L] [--sub A] [--top A] [--private] "
+     "[--sha256]\n"
+     "  cuzk circuit synth CIRCUIT [the options of stats] --out PREFIX\n"
+     "  cuzk circuit bench native-poseidon [--arity A] [--count N] [--threads T]\n"
+     "  cuzk circuit bench poseidon|sha256-compression --mode witness|record|check "
+     "[--count N] [--arity A]\n"},
     {NULL, NULL, NULL},
 };
 
@@ -654,9 +799,18 @@ int main(int argc, char **argv)
         return usage(NULL);
     const char *cmd = argv[1];
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-        usage(NULL);
+        print_usage(stdout, NULL);
         return 0;
     }
+    /* `cuzk CMD [...] --help`, nested ones too (circuit stats --help): the
+     * usage on stdout, and nothing run. */
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            if (print_usage(stdout, cmd))
+                return 0;
+            fprintf(stderr, "cuzk: unknown command \"%s\"\n", cmd);
+            return usage(NULL);
+        }
     for (const cuzk_subcommand *c = cuzk_subcommands; c->name; c++)
         if (!strcmp(cmd, c->name))
             return c->main(argc - 2, argv + 2);

@@ -27,7 +27,10 @@
  * smallest size against the CPU MSM. gpu-h reports copies and kernels
  * apart, as the prover sees them (host vectors in, h out).
  * Each prints one key=value line per measurement with the median over the
- * repetitions, the thread count and the peak RSS, for bench/RESULTS.md. */
+ * repetitions, the thread count and the peak RSS, for bench/RESULTS.md.
+ * `cuzk-bench` alone or with --help lists every command (these and the
+ * daemon's client commands of bench_client.c), one line each;
+ * `cuzk-bench CMD --help` prints CMD's usage and runs nothing. */
 #include "cuzk/curve.h"
 #include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
@@ -382,20 +385,113 @@ static int bench_gpu(int argc, char **argv, int mode)
 #endif
 }
 
+/* Every command of cuzk-bench: the list (no arguments, --help) shows one
+ * line each; `cuzk-bench CMD --help` its usage. client: the daemon's client
+ * (bench_client.c), present when the daemon was built. */
+static const struct {
+    const char *name, *what, *usage;
+    int client;
+} commands[] = {
+    {"ntt", "forward / inverse / coset NTTs on the CPU", "ntt --log K [--reps R] [--threads N]", 0},
+    {"msm", "dense multi-scalar multiplication of random scalars",
+     "msm --n N [--g2] [--reps R] [--threads N]", 0},
+    {"prove", "proofs from parameters, a PCE and a witness, each verified",
+     "prove --params P --pce C --witness W [--reps R] [--backend cpu|cuda|cuda:N|auto]", 0},
+    {"partition", "a synthetic partition end to end in memory (synthesis, setup, proofs)",
+     "partition --log K [--constraints N] [--public-inputs P] [--seed S] [--reps R] [--batch B]\n"
+     "                     [--backend B] [--setup-backend B]",
+     0},
+    {"engine", "sustained throughput of the engine on synthetic multi-partition jobs",
+     "engine --log K [--partitions P] [--jobs J] [--backend B] [--devices 0,1] [--workers W]\n"
+     "                  [--synthesis-workers S] [--depth D] [--batch B] [--budget auto|NGiB]\n"
+     "                  [--device-only] [--lookahead]",
+     0},
+    {"synth-witness", "the synthetic circuit's witness alone (--compare: against the build)",
+     "synth-witness --log K [--public N] [--seed S] [--reps R] [--compare]", 0},
+    {"gpu-ntt", "the four NTTs on a GPU (device time)", "gpu-ntt --log K [--reps R] [--device N]",
+     0},
+    {"gpu-msm", "dense GPU MSMs of 2^A..2^B points (device time)",
+     "gpu-msm --log-lo A --log-hi B [--g2] [--reps R] [--device N]", 0},
+    {"gpu-h", "H on a GPU from host vectors (copies and kernels)",
+     "gpu-h --log K [--reps R] [--device N]", 0},
+    {"wait-ready", "wait until the daemon reports SERVING", "wait-ready [--timeout S] [--addr A]",
+     1},
+    {"single", "submit one job and await its proof",
+     "single JOB-SPEC [--out PROOF] [--public-out FILE] [--json] [--addr A]", 1},
+    {"batch", "N jobs, J at a time: throughput and latency",
+     "batch JOB-SPEC -n N [-j J] [--json] [--addr A]", 1},
+    {"submit", "submit one job, print its id", "submit JOB-SPEC [--addr A]", 1},
+    {"await", "await a submitted job", "await JOB-ID [--timeout-ms T] [--json] [--addr A]", 1},
+    {"cancel", "cancel a job", "cancel JOB-ID [--addr A]", 1},
+    {"status", "the daemon's status (queues, SRS, jobs)", "status [--json] [--addr A]", 1},
+    {"metrics", "the daemon's Prometheus metrics", "metrics [--addr A]", 1},
+    {"preload", "load a circuit's parameters into memory", "preload CIRCUIT-ID [--addr A]", 1},
+    {"evict", "drop a circuit's parameters from memory", "evict CIRCUIT-ID [--addr A]", 1},
+    {"stress", "jobs of every priority for a while: latency per priority",
+     "stress JOB-SPEC --duration S [-j J] [--rate R] [--mixed] [--json] [--addr A]", 1},
+    {"memmon", "sample the daemon's RSS, pinned, device and SRS bytes into a CSV",
+     "memmon --pid PID [--interval-ms I] [--duration S] [--out CSV] [--json] [--addr A]", 1},
+};
+#define N_COMMANDS (sizeof commands / sizeof *commands)
+
+#ifdef CUZK_BENCH_CLIENT
+#define HAVE_CLIENT 1
+#else
+#define HAVE_CLIENT 0
+#endif
+
+static void list_commands(FILE *f)
+{
+    fprintf(f,
+            "usage: cuzk-bench COMMAND [options]   (cuzk-bench COMMAND --help for its options)\n");
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        if (i == 0 || commands[i].client != commands[i - 1].client)
+            fprintf(f, "%s\n", commands[i].client ? "the daemon's client:" : "benchmarks:");
+        fprintf(f, "  %-14s %s%s\n", commands[i].name, commands[i].what,
+                commands[i].client && !HAVE_CLIENT ? " (not in this build: no daemon)" : "");
+    }
+}
+
+/* `cuzk-bench CMD --help`: its usage on stdout, nothing run. */
+static int command_help(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (!strcmp(name, commands[i].name)) {
+            printf("usage: cuzk-bench %s\n  %s\n", commands[i].usage, commands[i].what);
+            if (strstr(commands[i].usage, "JOB-SPEC"))
+                printf("  JOB-SPEC: --kind synthetic|r1cs|porep|snap|window-post|winning-post\n"
+                       "    synthetic: --constraints N [--public-inputs K] [--seed S] "
+                       "[--partitions P]\n"
+                       "    r1cs:      --circuit ID --witness FILE [--witness FILE ...]\n"
+                       "    [--priority low|normal|high|critical] [--request-id ID]\n");
+            if (commands[i].client)
+                printf("  --addr ADDR: default $CUZK_ADDR, else unix:///run/curio/cuzk.sock;"
+                       " --rpc-timeout S\n");
+            return 0;
+        }
+    fprintf(stderr, "cuzk-bench: unknown command \"%s\"\n", name);
+    list_commands(stderr);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc < 2) {
+        list_commands(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        list_commands(stdout);
+        return 0;
+    }
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return command_help(argv[1]);
 #ifdef CUZK_BENCH_CLIENT
     int client_rc = cuzk_bench_client(argc, argv);
     if (client_rc >= 0)
         return client_rc;
 #endif
-    if (argc < 2) {
-        fprintf(
-            stderr,
-            "usage: cuzk-bench ntt|msm|prove|partition|engine|synth-witness|gpu-ntt|gpu-msm|gpu-h "
-            "[options]\n");
-        return 2;
-    }
     const char *th = arg(argc - 2, argv + 2, "--threads", NULL);
     if (th && atoi(th) > 0)
         cuzk_threads_set((unsigned)atoi(th));
@@ -418,5 +514,6 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "synth-witness"))
         return bench_synth_witness(argc - 2, argv + 2);
     fprintf(stderr, "cuzk-bench: unknown benchmark \"%s\"\n", argv[1]);
+    list_commands(stderr);
     return 2;
 }

@@ -23,6 +23,7 @@ const char *cuzk_err_name(cuzk_err e)
     case CUZK_EVERIFY: return "EVERIFY";
     case CUZK_EUNSUPPORTED: return "EUNSUPPORTED";
     case CUZK_EINTERNAL: return "EINTERNAL";
+    case CUZK_ECANCELLED: return "ECANCELLED";
     }
     return "E?";
 }

@@ -1,11 +1,15 @@
 /* Process utilities that touch the OS: clocks, randomness, files, memory
- * readings. Everything here reports failures through cuzk_fail(). */
+ * readings, stale temporary files. Everything here reports failures through cuzk_fail(). */
 #define _GNU_SOURCE
 #include "cuzk/util.h"
+#include "cuzk/log.h"
 #include "cuzk/threads.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,4 +223,50 @@ cuzk_err cuzk_write_file(const char *path, const void *data, size_t size)
     if (e1 || e2)
         return cuzk_fail(CUZK_EIO, "writing %s failed: %s", path, cuzk_strerror(errno));
     return CUZK_OK;
+}
+
+/* The pid of a temporary file's name ("x.params.tmp-123", "x.pce.tmp.123"),
+ * 0 for any other name. */
+static long tmp_pid(const char *name)
+{
+    const char *t = NULL;
+    for (const char *p = strstr(name, ".tmp"); p; p = strstr(p + 1, ".tmp"))
+        t = p; /* the last ".tmp" */
+    if (!t || (t[4] != '-' && t[4] != '.') || t[5] < '1' || t[5] > '9')
+        return 0;
+    char *end;
+    errno = 0;
+    long pid = strtol(t + 5, &end, 10);
+    return *end || errno || pid <= 0 || pid > INT_MAX ? 0 : pid;
+}
+
+cuzk_err cuzk_tmp_clean_stale(const char *dir, size_t *removed)
+{
+    size_t n = 0;
+    if (removed)
+        *removed = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return cuzk_fail(CUZK_EIO, "cannot read the folder %s: %s", dir, strerror(errno));
+    cuzk_err rc = CUZK_OK;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        long pid = tmp_pid(de->d_name);
+        if (!pid || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* not ours to judge, or its writer lives (EPERM: alive too) */
+        char path[4096];
+        if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path)
+            continue;
+        if (unlink(path) != 0) {
+            rc = cuzk_fail(CUZK_EIO, "cannot remove the stale temporary file %s: %s", path,
+                           strerror(errno));
+            continue;
+        }
+        CUZK_INFO("removed stale temporary file path=%s pid=%ld (no such process)", path, pid);
+        n++;
+    }
+    closedir(d);
+    if (removed)
+        *removed = n;
+    return rc;
 }

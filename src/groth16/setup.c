@@ -19,6 +19,8 @@
  * GPU's (gpu.h cuzk_gpu_fixed, chunks of 2^22 G1 / 2^21 G2 points, two in
  * flight: the device computes chunk i+1 while this thread encodes and
  * writes chunk i). Affine points are unique, so both write the same bytes.
+ * After every chunk the caller's progress callback may stop the setup
+ * (ECANCELLED); the temporary files are then removed.
  * Every pass over the O(constraints) vectors runs on the thread pool. */
 #include "cuzk/curve.h"
 #include "cuzk/gpu.h"
@@ -56,9 +58,28 @@ typedef struct {
     cuzk_gpu_fixed *f;
 #endif
     size_t chunk; /* scalars per chunk */
-    void *buf;    /* CPU: one chunk of points */
-    cuzk_fr *hs;  /* one chunk of computed scalars */
+    struct setup_progress *prog;
+    void *buf;   /* CPU: one chunk of points */
+    cuzk_fr *hs; /* one chunk of computed scalars */
 } multiplier;
+
+/* The caller's progress callback and the points written so far. */
+typedef struct setup_progress {
+    cuzk_progress_fn fn;
+    void *ctx;
+    uint64_t done, total;
+} setup_progress;
+
+/* add more points are written: tell the callback; ECANCELLED when it asks
+ * to stop. */
+static cuzk_err progress_add(setup_progress *p, uint64_t add)
+{
+    p->done += add;
+    if (p->fn && p->fn(p->ctx, p->done, p->total))
+        return cuzk_fail(CUZK_ECANCELLED, "setup: cancelled after %llu of %llu points",
+                         (unsigned long long)p->done, (unsigned long long)p->total);
+    return CUZK_OK;
+}
 
 /* Parse the backend choice: "cpu" (or NULL), "cuda", "cuda:N", "auto". */
 static cuzk_err parse_backend(const cuzk_setup_options *o, int *cuda, int *automatic, int *device)
@@ -228,6 +249,7 @@ static cuzk_err emit(multiplier *mc, cuzk_params_writer *wr, int g2, size_t n, s
             size_t m;
             CUZK_TRY(cuzk_gpu_fixed_collect(mc->f, &pts, &m));
             CUZK_TRY(g2 ? cuzk_params_writer_g2(wr, pts, m) : cuzk_params_writer_g1(wr, pts, m));
+            CUZK_TRY(progress_add(mc->prog, m));
         }
         return CUZK_OK;
     }
@@ -242,6 +264,7 @@ static cuzk_err emit(multiplier *mc, cuzk_params_writer *wr, int g2, size_t n, s
             cuzk_g1_fixed_mul_batch(mc->buf, &mc->t1, k, m);
             CUZK_TRY(cuzk_params_writer_g1(wr, mc->buf, m));
         }
+        CUZK_TRY(progress_add(mc->prog, m));
     }
     return CUZK_OK;
 }
@@ -454,7 +477,7 @@ cuzk_err cuzk_groth16_setup_basis(const cuzk_pce *pce, const char *params_path, 
                                   const cuzk_setup_secrets *secrets, cuzk_h_basis basis,
                                   cuzk_setup_timings *tm)
 {
-    cuzk_setup_options o = {basis, "cpu", 0, NULL};
+    cuzk_setup_options o = {.basis = basis, .backend = "cpu"};
     return cuzk_groth16_setup_ex(pce, params_path, vk_path, secrets, &o, tm);
 }
 
@@ -513,10 +536,14 @@ cuzk_err cuzk_groth16_setup_ex(const cuzk_pce *pce, const char *params_path, con
     cuzk_fr_inv(&gamma_inv, &sec.gamma);
     cuzk_fr_inv(&delta_inv, &sec.delta);
 
+    size_t n_a = cuzk_bitmap_count(pce->a_density, nv), n_b = cuzk_bitmap_count(pce->b_density, nv);
+    setup_progress prog = {opt ? opt->progress : NULL, opt ? opt->progress_ctx : NULL, 0, 0};
+    prog.total = ni + (basis == CUZK_H_SNARKJS ? m : m - 1) + pce->n_aux + n_a + 2 * (uint64_t)n_b;
     multiplier mc;
-    cuzk_err rc = multiplier_open(&mc, opt);
-    if (rc)
+    cuzk_err rc = progress_add(&prog, 0);
+    if (rc || (rc = multiplier_open(&mc, opt)))
         return rc;
+    mc.prog = &prog;
     tm->backend = mc.name;
     cuzk_fr *lag = malloc((nc ? nc : 1) * sizeof *lag), *tmp = malloc((nc ? nc : 1) * sizeof *tmp);
     cuzk_fr *u = malloc(nv * sizeof *u), *v = malloc(nv * sizeof *v), *w = malloc(nv * sizeof *w);
@@ -550,6 +577,8 @@ cuzk_err cuzk_groth16_setup_ex(const cuzk_pce *pce, const char *params_path, con
     free(lag);
     lag = NULL;
     tm->qap = cuzk_now() - t;
+    if ((rc = progress_add(&prog, 0)))
+        goto out;
 
     t = cuzk_now();
     if ((rc = multiplier_start(&mc)))
@@ -589,7 +618,7 @@ cuzk_err cuzk_groth16_setup_ex(const cuzk_pce *pce, const char *params_path, con
         goto out;
     }
     if ((rc = multiplier_g1_array(&mc, vk.ic, w, ni)) || (rc = cuzk_params_writer_begin(&wr, ni)) ||
-        (rc = cuzk_params_writer_g1(&wr, vk.ic, ni)))
+        (rc = cuzk_params_writer_g1(&wr, vk.ic, ni)) || (rc = progress_add(&prog, ni)))
         goto out;
     tm->vk = cuzk_now() - t;
 
@@ -634,6 +663,13 @@ cuzk_err cuzk_groth16_setup_ex(const cuzk_pce *pce, const char *params_path, con
     wr_open = 0;
     if ((rc = cuzk_params_writer_close(&wr)))
         goto out;
+    if ((rc = progress_add(&prog, 0))) { /* the last chance to stop: nothing published yet */
+        if (tmp_path)
+            unlink(tmp_path);
+        else
+            cuzk_params_free(mem);
+        goto out;
+    }
     if (tmp_path && rename(tmp_path, params_path) != 0) {
         rc = cuzk_fail(CUZK_EIO, "setup: cannot rename %s to %s", tmp_path, params_path);
         unlink(tmp_path);

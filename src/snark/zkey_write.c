@@ -5,7 +5,8 @@
  * clear), and the coefficient section lists each row's A terms, then its B
  * terms, row by row, as snarkjs writes them (the input constraints are the
  * PCE's last rows). The file goes to "<path>.tmp-<pid>" and is renamed into
- * place when complete. */
+ * place when complete; it is removed when writing fails or the progress
+ * callback stops it. */
 #include "snark_internal.h"
 
 #include <stdio.h>
@@ -15,13 +16,26 @@
 
 typedef struct {
     FILE *f;
-    int failed;
+    int failed, cancelled; /* cancelled: the progress callback asked to stop */
+    cuzk_progress_fn progress;
+    void *ctx;
+    uint64_t points, total; /* points written, of total */
 } out_file;
 
 static void put(out_file *o, const void *p, size_t n)
 {
     if (!o->failed && n && fwrite(p, 1, n, o->f) != n)
         o->failed = 1;
+}
+
+/* One more point written: every 2^16 points (and at the end) the callback
+ * hears of it, and may stop the writing. */
+static void count_point(out_file *o)
+{
+    o->points++;
+    if (o->progress && !o->failed && (o->points % 65536 == 0 || o->points == o->total) &&
+        o->progress(o->ctx, o->points, o->total))
+        o->failed = o->cancelled = 1;
 }
 
 static void put_u32(out_file *o, uint32_t v)
@@ -43,6 +57,7 @@ static void put_g1(out_file *o, const blst_p1_affine *p)
     uint8_t b[96];
     snark_g1_to_lem(b, p);
     put(o, b, 96);
+    count_point(o);
 }
 
 static void put_g2(out_file *o, const blst_p2_affine *p)
@@ -50,6 +65,7 @@ static void put_g2(out_file *o, const blst_p2_affine *p)
     uint8_t b[192];
     snark_g2_to_lem(b, p);
     put(o, b, 192);
+    count_point(o);
 }
 
 /* The G1 points of a compacted query, spread back over n variables. */
@@ -76,6 +92,12 @@ static void put_coefs(out_file *o, const cuzk_csr *m, const cuzk_fr *coeffs, uin
 
 cuzk_err cuzk_zkey_write(const char *path, const cuzk_params *p, const cuzk_pce *pce)
 {
+    return cuzk_zkey_write_progress(path, p, pce, NULL, NULL);
+}
+
+cuzk_err cuzk_zkey_write_progress(const char *path, const cuzk_params *p, const cuzk_pce *pce,
+                                  cuzk_progress_fn progress, void *ctx)
+{
     size_t m = (size_t)1 << pce->log_domain, ni = pce->n_inputs, nv = ni + pce->n_aux;
     if (p->n_h != m)
         return cuzk_fail(CUZK_EINVAL,
@@ -95,7 +117,12 @@ cuzk_err cuzk_zkey_write(const char *path, const cuzk_params *p, const cuzk_pce 
     if (!tmp)
         return cuzk_fail(CUZK_ENOMEM, "zkey: out of memory");
     snprintf(tmp, plen, "%s.tmp-%d", path, (int)getpid());
-    out_file o = {fopen(tmp, "wb"), 0};
+    uint64_t total = 3 * (uint64_t)nv + 6 + ni + pce->n_aux + m; /* A, B1, B2, VK, IC, C, H */
+    if (progress && progress(ctx, 0, total)) { /* stopped before a byte is written */
+        free(tmp);
+        return cuzk_fail(CUZK_ECANCELLED, "zkey: writing %s cancelled", path);
+    }
+    out_file o = {fopen(tmp, "wb"), 0, 0, progress, ctx, 0, total};
     if (!o.f) {
         cuzk_err e = cuzk_fail(CUZK_EIO, "zkey: cannot create %s", tmp);
         free(tmp);
@@ -158,7 +185,10 @@ cuzk_err cuzk_zkey_write(const char *path, const cuzk_params *p, const cuzk_pce 
 
     int bad = o.failed | (fclose(o.f) != 0);
     cuzk_err rc = CUZK_OK;
-    if (bad)
+    if (o.cancelled)
+        rc = cuzk_fail(CUZK_ECANCELLED, "zkey: writing %s cancelled after %llu of %llu points",
+                       path, (unsigned long long)o.points, (unsigned long long)o.total);
+    else if (bad)
         rc = cuzk_fail(CUZK_EIO, "zkey: writing %s failed", tmp);
     else if (rename(tmp, path) != 0)
         rc = cuzk_fail(CUZK_EIO, "zkey: cannot rename %s to %s", tmp, path);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The offline CLI end to end: synth, setup, prove (one and two partitions),
-# verify, inspect; and its failures: invalid proofs exit 1, bad files and bad
-# arguments exit 2 with one clear line on stderr.
+# verify, inspect; and its failures: invalid proofs exit 1 (from verify, and
+# from prove, which verifies what it makes), bad files, bad arguments and
+# unwritable outputs exit 2 with one clear line on stderr.
 set -u
 CUZK=$1
 T=$2
@@ -56,6 +57,46 @@ expect 0 "wrote" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --synt
 expect 0 "proof is valid" -- "$CUZK" verify --vk "$T/c.vk" --public "$T/s.proof.public" --proof "$T/s.proof"
 expect 2 "is not the circuit in" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --synthetic-seed 6 --out "$T/x.proof"
 expect 2 "either --witness or --synthetic-seed" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --synthetic-seed 5 --witness "$T/c.wit" --out "$T/x.proof"
+# prove verifies each proof with the params' own verifying key (the first
+# part of a .params file). Parameters whose VK is another setup's of the same
+# circuit (c2's VK, then c's proving key) are well formed but prove nothing:
+# exit 1, no proof file; --no-verify writes it and verify rejects it.
+expect 0 "verified=yes" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --witness "$T/c.wit" --out "$T/v.proof"
+vklen=$(stat -c %s "$T/c2.vk")
+if cmp -s -n "$vklen" "$T/c2.vk" "$T/c2.params"; then ok; else bad "a .vk is not the head of its .params"; fi
+{ cat "$T/c2.vk"; tail -c +$((vklen + 1)) "$T/c.params"; } >"$T/mixed.params"
+expect 1 "partition 0: the proof does not verify with the verifying key in $T/mixed.params" -- \
+    "$CUZK" prove --params "$T/mixed.params" --pce "$T/c.pce" --witness "$T/c.wit" --out "$T/mixed.proof"
+if [ ! -e "$T/mixed.proof" ]; then ok; else bad "an invalid proof was written"; fi
+expect 0 "verified=no" -- "$CUZK" prove --params "$T/mixed.params" --pce "$T/c.pce" --witness "$T/c.wit" --out "$T/mixed.proof" --no-verify
+expect 1 "INVALID" -- "$CUZK" verify --vk "$T/c2.vk" --public "$T/c.public" --proof "$T/mixed.proof"
+# Output paths are refused before any proving work (no "prove backend=" line).
+mkdir -p "$T/adir" "$T/s3.proof.public"
+refused() { # NEEDLE -- command...: exit 2 with NEEDLE, and nothing proved
+    local needle=$1
+    shift 2
+    local out rc
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ "$rc" -eq 2 ] && grep -qF -- "$needle" <<<"$out" && ! grep -q "backend=" <<<"$out"; then ok
+    else bad "$* -> rc=$rc, want 2 with \"$needle\" before any work: $out"; fi
+}
+refused "output $T/adir is a folder" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --witness "$T/c.wit" --out "$T/adir"
+refused "the folder $T/nodir does not exist" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --witness "$T/c.wit" --out "$T/nodir/x.proof"
+refused "output $T/s3.proof.public is a folder" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --synthetic-seed 5 --out "$T/s3.proof"
+refused "output $T/adir.vk is a folder" -- bash -c "mkdir -p '$T/adir.vk' && '$CUZK' setup --pce '$T/c.pce' --out '$T/adir'"
+# snarkjs's prove: -o DIR's proof.json / public.json, checked before the zkey
+# and witness are even read (the witness named here does not exist).
+FX="$(dirname "$0")/../interop/fixtures"
+mkdir -p "$T/zk/proof.json" "$T/zk2/public.json"
+refused "output $T/zk/proof.json is a folder" -- "$CUZK" prove --zkey "$FX/many_public.zkey" --wtns "$T/none.wtns" -o "$T/zk"
+refused "output $T/zk2/public.json is a folder" -- "$CUZK" prove --zkey "$FX/many_public.zkey" --wtns "$T/none.wtns" -o "$T/zk2"
+if [ "$(id -u)" -ne 0 ]; then # root may write anywhere: this check only means something for others
+    mkdir -p "$T/ro" && chmod 555 "$T/ro"
+    refused "the folder $T/ro is not writable" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --witness "$T/c.wit" --out "$T/ro/x.proof"
+    refused "the folder $T/ro is not writable" -- "$CUZK" prove --zkey "$FX/many_public.zkey" --wtns "$T/none.wtns" -o "$T/ro"
+    chmod 755 "$T/ro"
+fi
 # Bad usage and backends.
 expect 2 "unknown command" -- "$CUZK" frobnicate
 expect 2 "needs a value" -- "$CUZK" prove --params
@@ -68,7 +109,6 @@ expect 2 "EUNSUPPORTED" -- "$CUZK" setup --constraints 2048 --out "$T/nb" --back
 expect 2 "GPU ordinal outside" -- "$CUZK" setup --constraints 2048 --out "$T/nb" --backend cuda --device 4096
 if ls "$T"/nb* >/dev/null 2>&1; then bad "a refused setup left files"; else ok; fi
 expect 0 "setup backend=cpu" -- "$CUZK" setup --pce "$T/c.pce" --out "$T/c3" --backend cpu --threads 2
-FX="$(dirname "$0")/../interop/fixtures"
 expect 2 "unknown backend" -- "$CUZK" setup --r1cs "$FX/many_public.r1cs" --zkey "$T/mp.zkey" --backend tpu
 if [ -e "$T/mp.zkey" ]; then bad "a refused setup --r1cs wrote a zkey"; else ok; fi
 expect 0 "setup backend=cpu" -- "$CUZK" setup --r1cs "$FX/many_public.r1cs" --zkey "$T/mp.zkey" --backend cpu

@@ -3,11 +3,12 @@
 # cuzk-bench and by a Python client generated from proto/ (client.py).
 #
 # Covers: wait-ready, proofs (synthetic, generic R1CS) verified by `cuzk
-# verify`, batch, bad requests (client.py), HTTP /status /metrics /healthz,
-# a second daemon on the same socket failing fast, SIGHUP log reopening,
-# SIGTERM draining (exit 0, socket and pid file removed), kill -9 then an
-# immediate restart (stale socket replaced), and failed starts (bad config,
-# unknown key, missing parameter folder, socket in use) that exit 2 with one
+# verify`, batch, status (text and --json, checked by python's json), bad
+# requests (client.py), HTTP /status /metrics /healthz, a second daemon on
+# the same socket failing fast, SIGHUP log reopening, SIGTERM draining (exit
+# 0, socket and pid file removed), kill -9 then an immediate restart (stale
+# socket replaced), and failed starts (bad config, unknown key, missing
+# parameter folder, socket in use) that exit 2 with one
 # line on stderr and the cause in the log file; --check-config.
 #
 # Every daemon started here is stopped by its own pid (trap on exit).
@@ -155,6 +156,11 @@ expect 0 "status=COMPLETED" -- "$BENCH" await --addr "$ADDR" "$JOB"
 expect 0 "was_running=false" -- "$BENCH" cancel --addr "$ADDR" "$JOB"
 expect 0 "already_loaded=true" -- "$BENCH" preload --addr "$ADDR" c1
 expect 0 "srs circuit=c1 tier=hot" -- "$BENCH" status --addr "$ADDR"
+# status --json is one valid JSON object with the same facts.
+out=$("$BENCH" status --addr "$ADDR" --json 2>&1)
+if $PY -m json.tool <<<"$out" >/dev/null 2>&1; then ok; else bad "status --json is not JSON: $out"; fi
+if $PY -c 'import json,sys; d=json.loads(sys.stdin.read()); assert d["ready"] is True and any(s["circuit"] == "c1" and s["tier"] == "hot" for s in d["srs"])' <<<"$out"; then ok
+else bad "status --json content: $out"; fi
 expect 0 'cuzk_srs_bytes{circuit="c1",tier="hot"}' -- "$BENCH" metrics --addr "$ADDR"
 
 # The Python client: every RPC, bad requests, cancel, concurrency.

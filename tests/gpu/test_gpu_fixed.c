@@ -214,7 +214,7 @@ static void test_setup(uint64_t constraints, cuzk_h_basis basis)
     for (int i = 0; i < 3; i++) {
         snprintf(p[i], sizeof p[i], "%s/fixed-%s.params", check_tmpdir(), names[i]);
         snprintf(v[i], sizeof v[i], "%s/fixed-%s.vk", check_tmpdir(), names[i]);
-        cuzk_setup_options o = {basis, names[i], 0, NULL};
+        cuzk_setup_options o = {.basis = basis, .backend = names[i]};
         cuzk_setup_timings tm;
         CHECK_OK(cuzk_groth16_setup_ex(pce, p[i], v[i], &s, &o, &tm));
         CHECK(tm.backend && !strcmp(tm.backend, i ? "cuda" : "cpu"));

@@ -4,6 +4,7 @@
 #ifndef CUZK_TEST_CHECK_H
 #define CUZK_TEST_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,26 @@ static inline int check_done(const char *name)
 {
     printf("%s: %d passed, %d failed\n", name, check_passed, check_failed);
     return check_failed ? 1 : 0;
+}
+
+/* A progress callback (progress.h) that records what it is told and asks
+ * to stop at its call number stop_at (1 = the first; 0 = never). */
+typedef struct {
+    int calls, stop_at, backwards; /* backwards: done decreased or total changed */
+    unsigned long long first, last, total;
+} check_progress;
+
+static inline int check_progress_fn(void *ctx, uint64_t done, uint64_t total)
+{
+    check_progress *c = ctx;
+    if (c->calls++ == 0) {
+        c->first = done;
+        c->total = total;
+    } else if (done < c->last || total != c->total) {
+        c->backwards = 1;
+    }
+    c->last = done;
+    return c->calls == c->stop_at;
 }
 
 /* A scratch folder for files a test writes: $CUZK_TEST_TMP or /tmp. */

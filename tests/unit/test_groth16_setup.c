@@ -3,7 +3,8 @@
  * backends "cpu" and "auto", 1 and 4 threads); bad backend names, ordinals
  * and bases are refused with EINVAL before any file is made; "cuda" without
  * a usable GPU is EUNSUPPORTED; density bitmaps that disagree with the
- * matrices are reported at the lowest bad column. */
+ * matrices are reported at the lowest bad column; the progress callback
+ * sees every point and can stop the setup, which then leaves no file. */
 #include "check.h"
 #include "cuzk/backend.h"
 #include "cuzk/groth16.h"
@@ -61,7 +62,7 @@ static void test_same_bytes(cuzk_pce *pce, cuzk_h_basis basis)
     CHECK(tm.backend && !strcmp(tm.backend, "cpu"));
     const char *names[] = {"cpu", NULL, "auto"};
     for (int i = 0; i < 3; i++) {
-        cuzk_setup_options o = {basis, names[i], 0, NULL};
+        cuzk_setup_options o = {.basis = basis, .backend = names[i]};
         if (names[i] && !strcmp(names[i], "auto") && cuzk_backend_gpus() > 0)
             continue; /* a GPU here: the device test covers it */
         for (unsigned th = i ? 4 : 1; th <= 4; th += 3) {
@@ -80,7 +81,7 @@ static void test_same_bytes(cuzk_pce *pce, cuzk_h_basis basis)
     cuzk_params fp, mp;
     memset(&mp, 0, sizeof mp);
     CHECK_OK(cuzk_params_read(p0, &fp, 0));
-    cuzk_setup_options om = {basis, "cpu", 0, &mp};
+    cuzk_setup_options om = {.basis = basis, .backend = "cpu", .params_out = &mp};
     CHECK_OK(cuzk_groth16_setup_ex(pce, NULL, v1, &s, &om, &tm));
     CHECK(same_file(v0, v1));
     unlink(v1);
@@ -121,7 +122,7 @@ static void test_bad_options(cuzk_pce *pce)
     path(pp, sizeof pp, "bad.params");
     const char *bad_names[] = {"tpu", "", "CPU", "cuda0", "cpu:0"};
     for (size_t i = 0; i < sizeof bad_names / sizeof *bad_names; i++) {
-        cuzk_setup_options o = {CUZK_H_BELLPERSON, bad_names[i], 0, NULL};
+        cuzk_setup_options o = {.basis = CUZK_H_BELLPERSON, .backend = bad_names[i]};
         CHECK_ERR(cuzk_groth16_setup_ex(pce, pp, NULL, &s, &o, NULL), CUZK_EINVAL,
                   "unknown backend");
         CHECK_ERR(cuzk_groth16_setup_check(&o), CUZK_EINVAL, "unknown backend");
@@ -129,19 +130,20 @@ static void test_bad_options(cuzk_pce *pce)
     }
     const char *bad_dev[] = {"cuda:", "cuda:x", "cuda:-1", "cuda:1x", "cuda:99999", "cuda: 1"};
     for (size_t i = 0; i < sizeof bad_dev / sizeof *bad_dev; i++) {
-        cuzk_setup_options o = {CUZK_H_BELLPERSON, bad_dev[i], 0, NULL};
+        cuzk_setup_options o = {.basis = CUZK_H_BELLPERSON, .backend = bad_dev[i]};
         CHECK_ERR(cuzk_groth16_setup_ex(pce, pp, NULL, &s, &o, NULL), CUZK_EINVAL,
                   "expected cuda:N");
     }
     int bad_ord[] = {-1, 1024, -1000};
     for (size_t i = 0; i < sizeof bad_ord / sizeof *bad_ord; i++) {
-        cuzk_setup_options o = {CUZK_H_BELLPERSON, "cuda", bad_ord[i], NULL};
+        cuzk_setup_options o = {
+            .basis = CUZK_H_BELLPERSON, .backend = "cuda", .device = bad_ord[i]};
         CHECK_ERR(cuzk_groth16_setup_ex(pce, pp, NULL, &s, &o, NULL), CUZK_EINVAL,
                   "outside 0..1023");
         o.backend = "auto";
         CHECK_ERR(cuzk_groth16_setup_check(&o), CUZK_EINVAL, "outside 0..1023");
     }
-    cuzk_setup_options ob = {(cuzk_h_basis)7, "cpu", 0, NULL};
+    cuzk_setup_options ob = {.basis = (cuzk_h_basis)7, .backend = "cpu"};
     CHECK_ERR(cuzk_groth16_setup_ex(pce, pp, NULL, &s, &ob, NULL), CUZK_EINVAL,
               "unknown H basis 7");
     CHECK_ERR(cuzk_groth16_setup_check(&ob), CUZK_EINVAL, "unknown H basis 7");
@@ -151,7 +153,7 @@ static void test_bad_options(cuzk_pce *pce)
 
     /* cuda where no GPU can be used: refused, never silently the CPU. */
     if (cuzk_backend_gpus() == 0) {
-        cuzk_setup_options o = {CUZK_H_BELLPERSON, "cuda", 0, NULL};
+        cuzk_setup_options o = {.basis = CUZK_H_BELLPERSON, .backend = "cuda"};
 #ifdef CUZK_HAVE_CUDA
         const char *why = "no such CUDA device";
 #else
@@ -165,7 +167,7 @@ static void test_bad_options(cuzk_pce *pce)
         o.backend = "auto";
         CHECK_OK(cuzk_groth16_setup_check(&o));
     }
-    cuzk_setup_options ok = {CUZK_H_SNARKJS, NULL, 0, NULL};
+    cuzk_setup_options ok = {.basis = CUZK_H_SNARKJS};
     CHECK_OK(cuzk_groth16_setup_check(&ok));
     CHECK_OK(cuzk_groth16_setup_check(NULL));
 }
@@ -212,6 +214,58 @@ static void test_bad_density(cuzk_pce *pce)
     cuzk_threads_set(1);
 }
 
+/* The progress callback: told 0 first and total last, never backwards;
+ * a non-zero return at its first, a middle or its last call stops the
+ * setup with ECANCELLED and leaves no file (temporary ones included), on
+ * disk or in memory. */
+static void test_progress(cuzk_pce *pce)
+{
+    cuzk_setup_secrets s = fixed_secrets();
+    char pp[512], vp[512], tp[600], tv[600];
+    path(pp, sizeof pp, "prog.params");
+    path(vp, sizeof vp, "prog.vk");
+    snprintf(tp, sizeof tp, "%s.tmp-%d", pp, (int)getpid());
+    snprintf(tv, sizeof tv, "%s.tmp-%d", vp, (int)getpid());
+    unlink(pp);
+    unlink(vp);
+    check_progress cp = {0};
+    cuzk_setup_options o = {.basis = CUZK_H_BELLPERSON,
+                            .backend = "cpu",
+                            .progress = check_progress_fn,
+                            .progress_ctx = &cp};
+    CHECK_OK(cuzk_groth16_setup_ex(pce, pp, vp, &s, &o, NULL));
+    size_t nv = pce->n_inputs + pce->n_aux;
+    unsigned long long want = pce->n_inputs + ((size_t)1 << pce->log_domain) - 1 + pce->n_aux +
+                              cuzk_bitmap_count(pce->a_density, nv) +
+                              2 * cuzk_bitmap_count(pce->b_density, nv);
+    CHECK(cp.calls >= 8 && cp.first == 0 && !cp.backwards);
+    CHECK(cp.total == want && cp.last == want);
+    CHECK(access(pp, F_OK) == 0 && access(vp, F_OK) == 0);
+    unlink(pp);
+    unlink(vp);
+    int total_calls = cp.calls, stops[] = {1, 2, total_calls / 2, total_calls};
+    for (size_t i = 0; i < sizeof stops / sizeof *stops; i++) {
+        check_progress c = {0};
+        c.stop_at = stops[i];
+        o.progress_ctx = &c;
+        CHECK_ERR(cuzk_groth16_setup_ex(pce, pp, vp, &s, &o, NULL), CUZK_ECANCELLED,
+                  "setup: cancelled after");
+        CHECK(c.calls == stops[i]);
+        CHECK(access(pp, F_OK) != 0 && access(vp, F_OK) != 0);
+        CHECK(access(tp, F_OK) != 0 && access(tv, F_OK) != 0);
+    }
+    /* In memory: nothing is left to free after a cancel (ASan checks). */
+    cuzk_params mp;
+    check_progress c = {0};
+    c.stop_at = total_calls;
+    cuzk_setup_options om = {.basis = CUZK_H_BELLPERSON,
+                             .backend = "cpu",
+                             .params_out = &mp,
+                             .progress = check_progress_fn,
+                             .progress_ctx = &c};
+    CHECK_ERR(cuzk_groth16_setup_ex(pce, NULL, NULL, &s, &om, NULL), CUZK_ECANCELLED, "cancelled");
+}
+
 int main(void)
 {
     cuzk_synth_params sp = {1500, 3, 42};
@@ -225,6 +279,7 @@ int main(void)
     test_same_bytes(pce, CUZK_H_BELLPERSON);
     test_same_bytes(pce, CUZK_H_SNARKJS);
     test_bad_density(pce);
+    test_progress(pce);
     cuzk_pce_free(pce);
     cuzk_r1cs_free(cs);
     cuzk_threads_shutdown();

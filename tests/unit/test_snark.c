@@ -351,7 +351,21 @@ static void own_zkey(void)
     memset(&params, 0, sizeof params);
     CHECK_OK(cuzk_groth16_setup_basis(pce, pp, NULL, NULL, CUZK_H_SNARKJS, NULL));
     CHECK_OK(cuzk_params_read(pp, &params, 0));
-    CHECK_OK(cuzk_zkey_write(zp, &params, pce));
+    /* Stopped by its progress callback at the start or at the end: no
+     * file, no temporary file. */
+    char ztmp[600];
+    snprintf(ztmp, sizeof ztmp, "%s.tmp-%d", zp, (int)getpid());
+    unlink(zp);
+    for (int stop_at = 1; stop_at <= 2; stop_at++) {
+        check_progress cp = {0};
+        cp.stop_at = stop_at;
+        CHECK_ERR(cuzk_zkey_write_progress(zp, &params, pce, check_progress_fn, &cp),
+                  CUZK_ECANCELLED, "cancelled");
+        CHECK(access(zp, F_OK) != 0 && access(ztmp, F_OK) != 0);
+    }
+    check_progress cp = {0};
+    CHECK_OK(cuzk_zkey_write_progress(zp, &params, pce, check_progress_fn, &cp));
+    CHECK(cp.calls == 2 && cp.first == 0 && cp.last == cp.total && !cp.backwards);
     cuzk_zkey *z = NULL;
     CHECK_OK(cuzk_zkey_read(zp, &z));
     if (!z) {

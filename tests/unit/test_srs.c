@@ -217,7 +217,7 @@ static void test_adopt_and_release(void)
     CHECK_OK(cuzk_synth_build(&sp, 0, &cs));
     CHECK_OK(cuzk_pce_from_r1cs(&pce, cs));
     cuzk_r1cs_free(cs);
-    cuzk_setup_options so = {CUZK_H_BELLPERSON, "cpu", 0, &params};
+    cuzk_setup_options so = {.basis = CUZK_H_BELLPERSON, .backend = "cpu", .params_out = &params};
     CHECK_OK(cuzk_groth16_setup_ex(pce, NULL, NULL, NULL, &so, NULL));
     CHECK_ERR(cuzk_srs_adopt(m, "mem", NULL, pce), CUZK_EINVAL, "params and pce are required");
     CHECK_ERR(cuzk_srs_adopt(m, "a/b", &params, pce), CUZK_EINVAL, "outside [A-Za-z0-9._-]");
