@@ -18,7 +18,8 @@ ADDR="unix://$RUN/cuzk.sock"
 mkdir -p "$CACHE"
 [ -x "$B/cuzk-daemon" ] || { echo "demo: $B/cuzk-daemon not built (missing packages? run scripts/deps.sh)" >&2; exit 2; }
 
-"$B/cuzk-daemon" --listen "$ADDR" --param-cache "$CACHE" --log-file "$RUN/cuzk.log" &
+"$B/cuzk-daemon" --listen "$ADDR" --param-cache "$CACHE" --set synthetic.enabled=true \
+    --set synthetic.param_dir="$CACHE" --log-file "$RUN/cuzk.log" &
 D=$!
 trap 'kill -TERM $D 2>/dev/null; wait $D 2>/dev/null; rm -rf "$RUN"' EXIT
 echo "demo: cuzk-daemon pid $D on $ADDR, log $RUN/cuzk.log"

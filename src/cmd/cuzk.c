@@ -72,7 +72,7 @@ int cmd_fail(const char *what, cuzk_err e)
                 stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
         return 128 + stop_signal;
     }
-    fprintf(stderr, "cuzk: %s: %s (%s)\n", what, cuzk_errmsg(), cuzk_err_name(e));
+    fprintf(stderr, "cuzk: %s: %s\n", what, cuzk_errmsg());
     return 2;
 }
 
@@ -115,7 +115,7 @@ cuzk_err cmd_output_check(const char *path)
         e = cuzk_fail(CUZK_EIO, "output %s: the folder %s does not exist", path, dir);
     else if (access(dir, W_OK | X_OK) != 0)
         e = cuzk_fail(CUZK_EIO, "output %s: the folder %s is not writable: %s", path, dir,
-                      strerror(errno));
+                      cuzk_strerror(errno));
     free(copy);
     return e;
 }

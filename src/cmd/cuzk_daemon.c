@@ -345,6 +345,12 @@ int main(int argc, char **argv)
         FAIL("pid file");
     if (cfg.synthetic_enabled && (e = make_dirs(cfg.synthetic_param_dir)) != CUZK_OK)
         FAIL("config");
+    /* Temporary files of a setup that a SIGKILL or a crash interrupted. */
+    if (cfg.synthetic_enabled && cuzk_tmp_clean_stale(cfg.synthetic_param_dir, NULL) != CUZK_OK)
+        CUZK_WARN("%s", cuzk_errmsg());
+    if (access(cfg.param_cache, W_OK) == 0 &&
+        cuzk_tmp_clean_stale(cfg.param_cache, NULL) != CUZK_OK)
+        CUZK_WARN("%s", cuzk_errmsg());
     CUZK_INFO("cuzk-daemon starting pid=%ld config=%s listen=%s param_cache=%s backend=%s",
               (long)getpid(), o.config_path ? o.config_path : "-", cfg.listen, cfg.param_cache,
               cfg.backend);

@@ -247,7 +247,7 @@ cuzk_err cuzk_tmp_clean_stale(const char *dir, size_t *removed)
         *removed = 0;
     DIR *d = opendir(dir);
     if (!d)
-        return cuzk_fail(CUZK_EIO, "cannot read the folder %s: %s", dir, strerror(errno));
+        return cuzk_fail(CUZK_EIO, "cannot read the folder %s: %s", dir, cuzk_strerror(errno));
     cuzk_err rc = CUZK_OK;
     struct dirent *de;
     while ((de = readdir(d))) {
@@ -259,7 +259,7 @@ cuzk_err cuzk_tmp_clean_stale(const char *dir, size_t *removed)
             continue;
         if (unlink(path) != 0) {
             rc = cuzk_fail(CUZK_EIO, "cannot remove the stale temporary file %s: %s", path,
-                           strerror(errno));
+                           cuzk_strerror(errno));
             continue;
         }
         CUZK_INFO("removed stale temporary file path=%s pid=%ld (no such process)", path, pid);

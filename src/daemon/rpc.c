@@ -189,6 +189,7 @@ static grpc_status_code code_of(cuzk_err e)
     case CUZK_ECHECKSUM:
     case CUZK_ECURVE: return GRPC_STATUS_FAILED_PRECONDITION;
     case CUZK_EUNSUPPORTED: return GRPC_STATUS_UNAVAILABLE;
+    case CUZK_ECANCELLED: return GRPC_STATUS_CANCELLED;
     default: return GRPC_STATUS_INTERNAL;
     }
 }

@@ -44,6 +44,7 @@
  * frees the partition's memory and may end its job. */
 #define _GNU_SOURCE
 #include "cuzk/log.h"
+#include "cuzk/progress.h"
 #include "cuzk/r1cs.h"
 #include "cuzk/synth.h"
 #include "cuzk/util.h"
@@ -431,6 +432,22 @@ static uint64_t synthetic_usage(const char *dir)
     return total;
 }
 
+/* Generation of a synthetic circuit's parameters: progress in the log, and
+ * a stop when the job is cancelled (a drain past its grace period cancels
+ * it too), which removes the setup's temporary files. */
+typedef struct {
+    job *jb;
+    cuzk_progress *log;
+} synthetic_gen;
+
+static int synthetic_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    synthetic_gen *g = ctx;
+    if (g->log)
+        cuzk_progress_callback(g->log, done, total);
+    return atomic_load(&g->jb->cancel) != 0;
+}
+
 /* The synthetic circuit's files, generated into the engine's param_dir
  * when missing (setup with fresh toxic waste: fine for a test circuit) and
  * registered with the SRS manager. A circuit that cannot fit the memory
@@ -477,8 +494,15 @@ static cuzk_err ensure_synthetic(cuzk_jobs *j, job *jb)
         cuzk_r1cs_free(cs);
         if (!rc)
             rc = cuzk_pce_write(pce, pce_path);
+        synthetic_gen g = {.jb = jb};
+        char label[320];
+        snprintf(label, sizeof label, "job=%s generating %s", jb->id, jb->circuit_id);
+        if (!rc && cuzk_progress_open(&g.log, label, 0, "points", NULL, CUZK_PROGRESS_LOG))
+            g.log = NULL; /* no progress lines, but the setup goes on */
+        cuzk_setup_options opt = {.progress = synthetic_progress, .progress_ctx = &g};
         if (!rc)
-            rc = cuzk_groth16_setup(pce, params_path, vk_path, NULL, NULL);
+            rc = cuzk_groth16_setup_ex(pce, params_path, vk_path, NULL, &opt, NULL);
+        cuzk_progress_finish(g.log);
         cuzk_pce_free(pce);
         if (rc) {
             unlink(pce_path);

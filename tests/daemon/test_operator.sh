@@ -253,6 +253,45 @@ fi
 wait_exit "$D2" 60
 if [ "$rc" -eq 0 ]; then ok; else bad "SIGTERM exit $rc"; fi
 
+# 7. Parameter generation stops within the grace period; a setup's
+# temporary files left by a killed process are cleaned at the next start.
+SYN2="$T/synth2"
+mkdir -p "$SYN2"
+true &
+DEAD=$!
+wait "$DEAD"
+touch "$SYN2/synthetic-n99-p1-s1.params.tmp-$DEAD"
+cat >"$T/gen.toml" <<EOF
+[daemon]
+listen = "unix://$S/gen.sock"
+log_file = "$T/gen.log"
+shutdown_grace_s = 1
+[srs]
+param_cache = "$T/params"
+[synthetic]
+enabled = true
+param_dir = "$SYN2"
+EOF
+"$DAEMON" --config "$T/gen.toml" 2>/dev/null &
+D3=$!
+pids+=("$D3")
+expect 0 "ready after" -- "$BENCH" wait-ready --addr "unix://$S/gen.sock" --timeout 60
+if [ ! -e "$SYN2/synthetic-n99-p1-s1.params.tmp-$DEAD" ]; then ok; else bad "stale tmp file kept"; fi
+"$BENCH" single --addr "unix://$S/gen.sock" --kind synthetic --constraints 262144 --seed 5 \
+    >"$T/gen.out" 2>&1 &
+B4=$!
+pids+=("$B4")
+for _ in $(seq 300); do ls "$SYN2" | grep -q "\.tmp-" && break; sleep 0.1; done
+kill -TERM "$D3"
+wait_exit "$D3" 60
+if [ "$rc" -eq 0 ]; then ok; else bad "exit $rc after SIGTERM during generation"; fi
+wait_exit "$B4" 10
+contains "$T/gen.out" "status=CANCELLED" "the generating job ended CANCELLED"
+contains "$T/gen.log" "event=generate" "generation had started"
+if ! ls "$SYN2" | grep -qE "\.tmp-|s5\.params"; then ok; else
+    bad "generation not stopped, or its temporary files left: $(ls "$SYN2")"
+fi
+
 echo "test_operator: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && rm -rf "$T"
 [ "$fail" -eq 0 ]
