@@ -1,0 +1,251 @@
+/* The FallbackPoSt circuit (include/cuzk/post.h), as rust-fil-proofs'
+ * storage-proofs-post fallback/circuit.rs synthesizes it, and the partition
+ * a request asks for, built and checked from decoded vanilla proofs.
+ *
+ * Per circuit sector, in order: alloc comm_r_last, comm_c, comm_r;
+ * inputize comm_r; Poseidon-2(comm_c, comm_r_last) (Merkle-tree constants,
+ * arity 2); comm_r * 1 = hash; then per challenge PoRCircuit with the leaf
+ * as a value, the path from the vanilla proof, and comm_r_last as the root
+ * variable, private (merkle.h: index bits, siblings, insert, hash per level;
+ * the packed index as a public input; computed root * 1 = comm_r_last).
+ * 53,333 constraints per 32 GiB WindowPoSt sector (1 + 311 + 1 +
+ * 10 x 5,302).
+ *
+ * The partition: WindowPoSt takes its request's sectors (at most the
+ * partition's sector count), pads a short partition with its last sector,
+ * and derives each sector's challenges from its position in the whole
+ * request (partition_index * sectors + i); WinningPoSt takes its one
+ * sector's 66 inclusion proofs, one per circuit sector. Every proof is
+ * checked against its derived challenge and its root, and comm_r against
+ * Poseidon(comm_c, comm_r_last), so that a bad request fails with the
+ * sector named instead of as an unsatisfied constraint. */
+#include "cuzk/gadgets.h"
+#include "cuzk/poseidon.h"
+#include "cuzk/post.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cuzk_post_partition_free(cuzk_post_partition *p)
+{
+    free(p->sectors);
+    free(p->proof_ptrs);
+    free(p->leaves);
+    memset(p, 0, sizeof *p);
+}
+
+static cuzk_err check_path(const cuzk_merkle_shape *shape, const cuzk_vanilla_merkle *m, size_t vi,
+                           uint64_t sector_id, size_t k)
+{
+    unsigned want_levels = cuzk_merkle_path_levels(shape);
+    cuzk_merkle_form want_form = shape->top_arity   ? CUZK_MERKLE_TOP
+                                 : shape->sub_arity ? CUZK_MERKLE_SUB
+                                                    : CUZK_MERKLE_SINGLE;
+    if (m->form != want_form || m->n_levels != want_levels || m->n_base != shape->base_levels)
+        return cuzk_fail(CUZK_EINVAL,
+                         "vanilla_proofs[%zu] (sector %llu): inclusion proof %zu has %u levels "
+                         "(%u base, form %d); this sector size's tree has %u (%u base, form %d)",
+                         vi, (unsigned long long)sector_id, k, m->n_levels, m->n_base, (int)m->form,
+                         want_levels, shape->base_levels, (int)want_form);
+    for (unsigned l = 0; l < m->n_levels; l++) {
+        unsigned want = l < shape->base_levels    ? shape->base_arity
+                        : l == shape->base_levels ? shape->sub_arity
+                                                  : shape->top_arity;
+        if (m->arity[l] != want)
+            return cuzk_fail(CUZK_EINVAL,
+                             "vanilla_proofs[%zu] (sector %llu): inclusion proof %zu level %u "
+                             "has %u siblings; the tree's arity there is %u",
+                             vi, (unsigned long long)sector_id, k, l, m->arity[l] - 1u, want);
+    }
+    return CUZK_OK;
+}
+
+/* One vanilla SectorProof's inclusion proofs [first, first + count) become
+ * circuit sector `cs_index`'s challenges, checked. */
+static cuzk_err fill_sector(const cuzk_fc_proof *fp, const cuzk_merkle_shape *shape,
+                            const uint8_t randomness[32], const cuzk_post_sector_proof *v,
+                            size_t vi, uint64_t sector_index, size_t first,
+                            const cuzk_vanilla_merkle **ptrs, uint64_t *leaves,
+                            cuzk_post_sector *out)
+{
+    const cuzk_vanilla_sector *s = &v->sectors[0];
+    out->sector_id = v->sector_id;
+    out->comm_r = v->comm_r;
+    out->comm_c = s->comm_c;
+    out->comm_r_last = s->comm_r_last;
+    out->proofs = ptrs;
+    out->leaves = leaves;
+    for (unsigned n = 0; n < fp->challenges; n++) {
+        size_t k = first + n;
+        const cuzk_vanilla_merkle *m = &s->inclusion_proofs[k];
+        CUZK_TRY(check_path(shape, m, vi, v->sector_id, k));
+        /* WinningPoSt's circuit sector i is challenge i of the one sector;
+         * Window's sector i has challenges n at its own position. */
+        uint64_t ci = fp->family == CUZK_FC_WINNING
+                          ? k
+                          : cuzk_post_challenge_index(fp->api, sector_index, fp->challenges, n);
+        uint64_t want = cuzk_post_leaf_challenge(randomness, v->sector_id, ci, fp->sector_size);
+        uint64_t got = cuzk_vanilla_merkle_leaf_index(m);
+        if (got != want)
+            return cuzk_fail(CUZK_EINVAL,
+                             "vanilla_proofs[%zu] (sector %llu): inclusion proof %zu is for leaf "
+                             "%llu, but challenge %llu with this randomness is leaf %llu (wrong "
+                             "randomness, sector, partition or proof type?)",
+                             vi, (unsigned long long)v->sector_id, k, (unsigned long long)got,
+                             (unsigned long long)ci, (unsigned long long)want);
+        if (!cuzk_fr_eq(&m->root, &s->comm_r_last))
+            return cuzk_fail(CUZK_EINVAL,
+                             "vanilla_proofs[%zu] (sector %llu): inclusion proof %zu's root is not "
+                             "the sector proof's comm_r_last",
+                             vi, (unsigned long long)v->sector_id, k);
+        cuzk_fr root;
+        CUZK_TRY(cuzk_merkle_root_from_path(shape, &m->leaf, m->siblings, got, &root));
+        if (!cuzk_fr_eq(&root, &m->root))
+            return cuzk_fail(CUZK_EINVAL,
+                             "vanilla_proofs[%zu] (sector %llu): inclusion proof %zu does not "
+                             "hash to its root (corrupt leaf or path)",
+                             vi, (unsigned long long)v->sector_id, k);
+        ptrs[n] = m;
+        leaves[n] = got;
+    }
+    const cuzk_poseidon *p2;
+    CUZK_TRY(cuzk_poseidon_merkle(2, &p2));
+    cuzk_fr in[2] = {s->comm_c, s->comm_r_last}, h;
+    CUZK_TRY(cuzk_poseidon_hash(p2, in, 2, &h));
+    if (!cuzk_fr_eq(&h, &v->comm_r))
+        return cuzk_fail(CUZK_EINVAL,
+                         "vanilla_proofs[%zu] (sector %llu): comm_r is not Poseidon(comm_c, "
+                         "comm_r_last)",
+                         vi, (unsigned long long)v->sector_id);
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_post_partition_build(const cuzk_fc_proof *fp, const uint8_t randomness[32],
+                                   uint32_t partition_index, const cuzk_post_sector_proof *vanilla,
+                                   size_t n_vanilla, cuzk_post_partition *out)
+{
+    memset(out, 0, sizeof *out);
+    if (fp->family != CUZK_FC_WINNING && fp->family != CUZK_FC_WINDOW)
+        return cuzk_fail(CUZK_EINVAL, "%s is not a PoSt proof", fp->name);
+    cuzk_fr r;
+    if (cuzk_fr_from_bytes_le(&r, randomness) != CUZK_OK)
+        return cuzk_fail(CUZK_EINVAL,
+                         "randomness is not a canonical field element (byte 31 is "
+                         "0x%02x; Curio clears its top two bits)",
+                         randomness[31]);
+    size_t want_max = fp->family == CUZK_FC_WINNING ? 1 : fp->sectors;
+    if (n_vanilla < 1 || n_vanilla > want_max)
+        return cuzk_fail(CUZK_EINVAL, "%s: %zu vanilla proofs; a partition takes 1..%zu sectors",
+                         fp->name, n_vanilla, want_max);
+    unsigned per = fp->family == CUZK_FC_WINNING ? fp->sectors : fp->challenges;
+    for (size_t i = 0; i < n_vanilla; i++) {
+        if (vanilla[i].n_sectors != 1)
+            return cuzk_fail(CUZK_EINVAL,
+                             "vanilla_proofs[%zu] (sector %llu): %zu sector proofs (1 expected)", i,
+                             (unsigned long long)vanilla[i].sector_id, vanilla[i].n_sectors);
+        if (vanilla[i].sectors[0].n_inclusion_proofs != per)
+            return cuzk_fail(CUZK_EINVAL,
+                             "vanilla_proofs[%zu] (sector %llu): %zu inclusion proofs; %s has %u "
+                             "per sector",
+                             i, (unsigned long long)vanilla[i].sector_id,
+                             vanilla[i].sectors[0].n_inclusion_proofs, fp->name, per);
+    }
+    cuzk_merkle_shape shape;
+    cuzk_post_tree_shape(fp, &shape);
+    size_t ns = fp->sectors, nc = fp->challenges;
+    out->proof = fp;
+    out->n_sectors = ns;
+    out->sectors = calloc(ns, sizeof *out->sectors);
+    out->proof_ptrs = calloc(ns * nc, sizeof *out->proof_ptrs);
+    out->leaves = calloc(ns * nc, sizeof *out->leaves);
+    if (!out->sectors || !out->proof_ptrs || !out->leaves) {
+        cuzk_post_partition_free(out);
+        return cuzk_fail(CUZK_ENOMEM, "out of memory for a partition of %zu sectors", ns);
+    }
+    cuzk_err e = CUZK_OK;
+    size_t filled = fp->family == CUZK_FC_WINNING ? ns : n_vanilla;
+    for (size_t i = 0; i < filled && !e; i++) {
+        size_t vi = fp->family == CUZK_FC_WINNING ? 0 : i;
+        size_t first = fp->family == CUZK_FC_WINNING ? i : 0;
+        uint64_t sector_index = (uint64_t)partition_index * fp->sectors + i;
+        e = fill_sector(fp, &shape, randomness, &vanilla[vi], vi, sector_index, first,
+                        &out->proof_ptrs[i * nc], &out->leaves[i * nc], &out->sectors[i]);
+    }
+    /* A short WindowPoSt partition repeats its last sector. */
+    for (size_t i = filled; i < ns && !e; i++)
+        out->sectors[i] = out->sectors[filled - 1];
+    if (e)
+        cuzk_post_partition_free(out);
+    return e;
+}
+
+/* Placeholder values for the circuit's shape (record mode without a
+ * request): zero leaves and siblings, index 0. */
+static cuzk_err blank_sector(const cuzk_merkle_shape *shape, unsigned challenges,
+                             cuzk_vanilla_merkle *m, const cuzk_vanilla_merkle **ptrs,
+                             uint64_t *leaves, cuzk_post_sector *out)
+{
+    memset(m, 0, sizeof *m);
+    m->n_levels = cuzk_merkle_path_levels(shape);
+    m->siblings = calloc(cuzk_merkle_sibling_count(shape), sizeof *m->siblings);
+    if (!m->siblings)
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    memset(out, 0, sizeof *out);
+    for (unsigned n = 0; n < challenges; n++)
+        ptrs[n] = m, leaves[n] = 0;
+    out->proofs = ptrs;
+    out->leaves = leaves;
+    return CUZK_OK;
+}
+
+static cuzk_err synth_sector(cuzk_cs *cs, const cuzk_merkle_shape *shape, unsigned challenges,
+                             const cuzk_poseidon *p2, const cuzk_post_sector *s)
+{
+    cuzk_num comm_r_last, comm_c, comm_r, h;
+    CUZK_TRY(cuzk_num_alloc(cs, &s->comm_r_last, &comm_r_last));
+    CUZK_TRY(cuzk_num_alloc(cs, &s->comm_c, &comm_c));
+    CUZK_TRY(cuzk_num_alloc(cs, &s->comm_r, &comm_r));
+    CUZK_TRY(cuzk_num_inputize(cs, &comm_r));
+    cuzk_num in[2] = {comm_c, comm_r_last};
+    CUZK_TRY(cuzk_poseidon_gadget(cs, p2, in, 2, &h));
+    CUZK_TRY(cuzk_num_equal(cs, &comm_r, &h));
+    cuzk_root root = {.allocated = 1, .num = comm_r_last};
+    for (unsigned n = 0; n < challenges; n++) {
+        const cuzk_vanilla_merkle *m = s->proofs[n];
+        cuzk_root leaf = {.allocated = 0};
+        leaf.num.val = m->leaf;
+        CUZK_TRY(cuzk_por_gadget(cs, shape, &leaf, m->siblings, s->leaves[n], &root, 1));
+    }
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_post_synthesize(cuzk_cs *cs, const cuzk_fc_proof *fp, const cuzk_post_partition *p)
+{
+    if (fp->family != CUZK_FC_WINNING && fp->family != CUZK_FC_WINDOW)
+        return cuzk_fail(CUZK_EINVAL, "%s is not a PoSt proof", fp->name);
+    if (p && (p->proof != fp || p->n_sectors != fp->sectors))
+        return cuzk_fail(CUZK_EINVAL, "partition of %zu sectors built for another proof type",
+                         p->n_sectors);
+    cuzk_merkle_shape shape;
+    cuzk_post_tree_shape(fp, &shape);
+    const cuzk_poseidon *p2;
+    CUZK_TRY(cuzk_poseidon_merkle(2, &p2));
+    if (p) {
+        for (size_t i = 0; i < p->n_sectors; i++)
+            CUZK_TRY(synth_sector(cs, &shape, fp->challenges, p2, &p->sectors[i]));
+        return CUZK_OK;
+    }
+    /* The shape alone: every sector the same blank one. */
+    cuzk_vanilla_merkle m = {0};
+    const cuzk_vanilla_merkle **ptrs = calloc(fp->challenges, sizeof *ptrs);
+    uint64_t *leaves = calloc(fp->challenges, sizeof *leaves);
+    cuzk_post_sector s;
+    cuzk_err e = ptrs && leaves ? blank_sector(&shape, fp->challenges, &m, ptrs, leaves, &s)
+                                : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    for (unsigned i = 0; i < fp->sectors && !e; i++)
+        e = synth_sector(cs, &shape, fp->challenges, p2, &s);
+    free(m.siblings);
+    free(ptrs);
+    free(leaves);
+    return e;
+}
