@@ -21,6 +21,8 @@
  *               workers = 2                  partitions synthesized at once
  *   [srs]     param_cache = $FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters
  *             preload = []                   circuit ids loaded before ready
+ *             pce_dir = ""                   where Filecoin circuits' constraint systems
+ *                                            are cached ("" = param_cache)
  *             device_only = false            CUDA: once every GPU keeps a circuit's
  *                                            parameters, release their host copy
  *   [scheduler] workers = 1                  prove workers per GPU (CPU backend: in all)
@@ -68,7 +70,7 @@ typedef struct {
     int gpu_devices[CUZK_CONFIG_MAX_LIST];
     size_t n_gpu_devices;
     unsigned synthesis_threads;
-    char *param_cache;
+    char *param_cache, *pce_dir;
     char *preload[CUZK_CONFIG_MAX_LIST];
     size_t n_preload;
     int srs_device_only;

@@ -101,6 +101,19 @@ typedef struct {
     /* SYNTHETIC */
     uint64_t synthetic_constraints, synthetic_seed;
     uint32_t synthetic_public_inputs, synthetic_partitions;
+    /* Filecoin kinds (WINNING_POST, WINDOW_POST_PARTITION; PoRep and
+     * SnapDeals are refused for now): the registered proof number (the
+     * chain's), the sector size (0: take the registered proof's), one
+     * bincode FallbackPoStSectorProof per sector (copied by submit), the
+     * 32-byte randomness and, for WindowPoSt, the partition index. */
+    uint64_t registered_proof, sector_size;
+    const uint8_t *const *vanilla_proofs;
+    const size_t *vanilla_sizes;
+    size_t n_vanilla;
+    const uint8_t *randomness;
+    size_t randomness_len;
+    uint64_t miner_id;
+    uint32_t partition_index;
     /* SHA-256 of everything that makes the request what it is (not its
      * request_id or priority), for a request_id's second submission to be
      * told apart from a retry. NULL: the engine hashes the fields above; a
@@ -157,6 +170,10 @@ typedef struct {
     size_t n_gpu_devices;      /* a "cuda:N" backend uses GPU N only */
     int verify_proofs;         /* verify each proof before returning it */
     const char *param_dir;     /* where synthetic circuits' files are generated */
+    /* Filecoin's parameter folder (v28 .params/.vk names) and where the
+     * constraint systems (.pce) of Filecoin circuits are cached, built on
+     * first use (NULL: the parameter folder). */
+    const char *filecoin_dir, *pce_dir;
     size_t retain;             /* finished jobs kept for await (>= 1) */
     size_t max_queued;         /* submissions beyond this fail with ENOMEM */
     uint64_t max_queued_bytes; /* and beyond this many bytes of queued inputs */

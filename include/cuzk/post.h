@@ -83,4 +83,15 @@ size_t cuzk_post_public_input_count(const cuzk_fc_proof *p);
 cuzk_err cuzk_post_synthesize(cuzk_cs *cs, const cuzk_fc_proof *proof,
                               const cuzk_post_partition *p);
 
+/* The circuit's constraint system (record mode over the blank shape),
+ * compiled to a PCE (*out owned by the caller). Memory: the builder's
+ * (about 60 bytes per constraint) while it runs. */
+struct cuzk_pce;
+cuzk_err cuzk_post_record_pce(const cuzk_fc_proof *fp, struct cuzk_pce **out);
+
+/* The partition's full assignment w = (1, inputs, aux) as witness-only
+ * synthesis makes it, input constraints included, the sectors spread over
+ * the thread pool. *w malloc'd (caller frees), *n its length. */
+cuzk_err cuzk_post_witness(const cuzk_post_partition *p, cuzk_fr **w, size_t *n);
+
 #endif

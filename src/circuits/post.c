@@ -20,9 +20,12 @@
  * Poseidon(comm_c, comm_r_last), so that a bad request fails with the
  * sector named instead of as an unsatisfied constraint. */
 #include "cuzk/gadgets.h"
+#include "cuzk/pce.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/post.h"
+#include "cuzk/threads.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,4 +251,94 @@ cuzk_err cuzk_post_synthesize(cuzk_cs *cs, const cuzk_fc_proof *fp, const cuzk_p
     free(ptrs);
     free(leaves);
     return e;
+}
+
+/* Parallel witness: chunks of sectors synthesized into systems of their
+ * own on the thread pool, then appended in order (cs.h cuzk_cs_extend: the
+ * same assignment as one sequential synthesis). */
+typedef struct {
+    const cuzk_fc_proof *fp;
+    const cuzk_post_partition *p;
+    const cuzk_merkle_shape *shape;
+    const cuzk_poseidon *p2;
+    size_t per_chunk;
+    cuzk_cs **parts;
+    cuzk_err *errs;
+    char (*msgs)[256];
+} witness_job;
+
+static void witness_chunk(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    witness_job *w = ctx;
+    for (size_t c = begin; c < end; c++) {
+        cuzk_err e = cuzk_cs_new(&w->parts[c], CUZK_CS_WITNESS);
+        size_t first = c * w->per_chunk, last = first + w->per_chunk;
+        if (last > w->p->n_sectors)
+            last = w->p->n_sectors;
+        for (size_t i = first; i < last && !e; i++)
+            e = synth_sector(w->parts[c], w->shape, w->fp->challenges, w->p2, &w->p->sectors[i]);
+        w->errs[c] = e;
+        if (e)
+            snprintf(w->msgs[c], sizeof w->msgs[c], "%s", cuzk_errmsg());
+    }
+}
+
+cuzk_err cuzk_post_witness(const cuzk_post_partition *p, cuzk_fr **w, size_t *n)
+{
+    *w = NULL;
+    *n = 0;
+    const cuzk_fc_proof *fp = p->proof;
+    cuzk_merkle_shape shape;
+    cuzk_post_tree_shape(fp, &shape);
+    witness_job job = {.fp = fp, .p = p, .shape = &shape};
+    CUZK_TRY(cuzk_poseidon_merkle(2, &job.p2));
+    size_t chunks = 4 * (size_t)cuzk_threads_count();
+    if (chunks > p->n_sectors)
+        chunks = p->n_sectors;
+    job.per_chunk = (p->n_sectors + chunks - 1) / chunks;
+    chunks = (p->n_sectors + job.per_chunk - 1) / job.per_chunk;
+    job.parts = calloc(chunks, sizeof *job.parts);
+    job.errs = calloc(chunks, sizeof *job.errs);
+    job.msgs = calloc(chunks, sizeof *job.msgs);
+    cuzk_cs *dst = NULL;
+    cuzk_err e = job.parts && job.errs && job.msgs ? cuzk_cs_new(&dst, CUZK_CS_WITNESS)
+                                                   : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    if (!e)
+        cuzk_parallel_for(chunks, 1, witness_chunk, &job);
+    for (size_t c = 0; c < chunks && !e; c++)
+        if (job.errs[c])
+            e = cuzk_fail(job.errs[c], "%s", job.msgs[c]);
+    for (size_t c = 0; c < chunks && !e; c++)
+        e = cuzk_cs_extend(dst, job.parts[c]);
+    if (!e)
+        e = cuzk_cs_finish(dst);
+    if (!e)
+        e = cuzk_cs_assignment(dst, w, n);
+    for (size_t c = 0; job.parts && c < chunks; c++)
+        cuzk_cs_free(job.parts[c]);
+    cuzk_cs_free(dst);
+    free(job.parts);
+    free(job.errs);
+    free(job.msgs);
+    return e;
+}
+
+cuzk_err cuzk_post_record_pce(const cuzk_fc_proof *fp, cuzk_pce **out)
+{
+    *out = NULL;
+    cuzk_cs *cs = NULL;
+    cuzk_r1cs *r1cs = NULL;
+    cuzk_err rc = cuzk_cs_new(&cs, CUZK_CS_RECORD);
+    if (!rc)
+        rc = cuzk_post_synthesize(cs, fp, NULL);
+    if (!rc)
+        rc = cuzk_cs_finish(cs);
+    if (!rc)
+        rc = cuzk_cs_take_r1cs(cs, &r1cs);
+    cuzk_cs_free(cs);
+    if (!rc)
+        rc = cuzk_pce_from_r1cs(out, r1cs);
+    cuzk_r1cs_free(r1cs);
+    return rc;
 }

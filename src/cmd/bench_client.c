@@ -19,6 +19,11 @@
  *   JOB-SPEC: --kind synthetic|r1cs|porep|snap|window-post|winning-post
  *             synthetic: --constraints N [--public-inputs K] [--seed S] [--partitions P]
  *             r1cs:      --circuit ID --witness FILE [--witness FILE ...]
+ *             window-post / winning-post: --registered-proof N [--sector-size S]
+ *                        --randomness HEX (--vanilla FILE ... | --vanilla-dir DIR)
+ *                        [--miner-id M] [--partition-index K]
+ *                        (one bincode vanilla proof per sector; --vanilla-dir takes
+ *                        DIR/sector-<id>.vproof in sector order)
  *             [--priority low|normal|high|critical] [--request-id ID]
  *   common:   --addr ADDR (default $CUZK_ADDR, else unix:///run/curio/cuzk.sock)
  *             --json (machine-readable output), --rpc-timeout S (default none)
@@ -47,6 +52,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <errno.h>
 #include <unistd.h>
 
 #define MAX_WIT CUZK_JOB_MAX_PARTITIONS
@@ -60,6 +67,12 @@ typedef struct {
     uint32_t public_inputs, partitions;
     double timeout_s, rpc_timeout_s, duration_s, rate;
     int mixed, pid, interval_ms;
+    /* PoSt */
+    const char **vanilla;
+    size_t n_vanilla;
+    const char *vanilla_dir, *randomness;
+    uint64_t registered_proof, sector_size, miner_id;
+    uint32_t partition_index;
 } copts;
 
 typedef struct {
@@ -327,6 +340,24 @@ static int parse_copts(int argc, char **argv, copts *o)
             o->constraints = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--seed"))
             o->seed = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--vanilla")) {
+            const char **nv = realloc(o->vanilla, (o->n_vanilla + 1) * sizeof *nv);
+            if (!nv)
+                return -1;
+            o->vanilla = nv;
+            o->vanilla[o->n_vanilla++] = v;
+        } else if (!strcmp(a, "--vanilla-dir"))
+            o->vanilla_dir = v;
+        else if (!strcmp(a, "--randomness"))
+            o->randomness = v;
+        else if (!strcmp(a, "--registered-proof"))
+            o->registered_proof = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--sector-size"))
+            o->sector_size = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--miner-id"))
+            o->miner_id = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--partition-index"))
+            o->partition_index = (uint32_t)strtoul(v, NULL, 0);
         else if (!strcmp(a, "--public-inputs"))
             o->public_inputs = (uint32_t)strtoul(v, NULL, 0);
         else if (!strcmp(a, "--partitions"))
@@ -363,7 +394,108 @@ typedef struct {
     ProtobufCBinaryData wit[MAX_WIT];
     uint8_t *bufs[MAX_WIT];
     int n;
+    ProtobufCBinaryData *van; /* PoSt vanilla proofs, their data malloc'd */
+    size_t n_van;
+    uint8_t randomness[32];
 } job_spec;
+
+/* The sector id in a "sector-<id>.vproof" name, or -1. */
+static long long vproof_id(const char *name)
+{
+    unsigned long long id;
+    int end = 0;
+    if (sscanf(name, "sector-%llu.vproof%n", &id, &end) != 1 || name[end])
+        return -1;
+    return (long long)id;
+}
+
+static int by_sector_id(const void *a, const void *b)
+{
+    long long x = vproof_id(*(char *const *)a), y = vproof_id(*(char *const *)b);
+    return x < y ? -1 : x > y;
+}
+
+/* Read one vanilla proof file into the spec. */
+static int add_vanilla(job_spec *js, const char *path)
+{
+    ProtobufCBinaryData *v = realloc(js->van, (js->n_van + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    js->van = v;
+    size_t n;
+    uint8_t *buf;
+    if (cuzk_read_file(path, &buf, &n) != CUZK_OK) {
+        fprintf(stderr, "cuzk-bench: %s\n", cuzk_errmsg());
+        return -1;
+    }
+    js->van[js->n_van].data = buf;
+    js->van[js->n_van++].len = n;
+    return 0;
+}
+
+/* The PoSt part of a spec: vanilla proofs (files, or a folder's
+ * sector-<id>.vproof in id order) and the 32-byte randomness. */
+static int spec_post(const copts *o, job_spec *js)
+{
+    for (size_t i = 0; i < o->n_vanilla; i++)
+        if (add_vanilla(js, o->vanilla[i]))
+            return -1;
+    if (o->vanilla_dir) {
+        DIR *d = opendir(o->vanilla_dir);
+        if (!d) {
+            fprintf(stderr, "cuzk-bench: --vanilla-dir %s: %s\n", o->vanilla_dir,
+                    cuzk_strerror(errno));
+            return -1;
+        }
+        char **names = NULL;
+        size_t n = 0;
+        struct dirent *de;
+        int rc = 0;
+        while (!rc && (de = readdir(d)))
+            if (vproof_id(de->d_name) >= 0) {
+                char **nn = realloc(names, (n + 1) * sizeof *nn);
+                if (!nn || !(nn[n] = strdup(de->d_name)))
+                    rc = -1;
+                names = nn ? nn : names;
+                n += !rc;
+            }
+        closedir(d);
+        if (!rc)
+            qsort(names, n, sizeof *names, by_sector_id);
+        for (size_t i = 0; i < n; i++) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s", o->vanilla_dir, names[i]);
+            if (!rc)
+                rc = add_vanilla(js, path);
+            free(names[i]);
+        }
+        free(names);
+        if (rc)
+            return -1;
+    }
+    if (!o->randomness || strlen(o->randomness) != 64) {
+        fprintf(stderr, "cuzk-bench: PoSt jobs need --randomness with 64 hex digits\n");
+        return -1;
+    }
+    for (int i = 0; i < 32; i++) {
+        int hi = cuzk_hex_digit(o->randomness[2 * i]),
+            lo = cuzk_hex_digit(o->randomness[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            fprintf(stderr, "cuzk-bench: --randomness: not hex: %s\n", o->randomness);
+            return -1;
+        }
+        js->randomness[i] = (uint8_t)(hi << 4 | lo);
+    }
+    js->req.n_vanilla_proofs = js->n_van;
+    js->req.vanilla_proofs = js->van;
+    js->req.randomness.data = js->randomness;
+    js->req.randomness.len = 32;
+    js->req.registered_proof = o->registered_proof;
+    js->req.sector_size = o->sector_size;
+    js->req.miner_id = o->miner_id;
+    js->req.partition_index = o->partition_index;
+    return 0;
+}
 
 static int spec_build(const copts *o, job_spec *js)
 {
@@ -389,6 +521,8 @@ static int spec_build(const copts *o, job_spec *js)
     }
     js->req.n_witnesses = (size_t)js->n;
     js->req.witnesses = js->wit;
+    if (o->kind == CUZK_KIND_WINNING_POST || o->kind == CUZK_KIND_WINDOW_POST_PARTITION)
+        return spec_post(o, js);
     return 0;
 }
 
@@ -396,6 +530,11 @@ static void spec_free(job_spec *js)
 {
     for (int i = 0; i < js->n; i++)
         free(js->bufs[i]);
+    for (size_t i = 0; i < js->n_van; i++)
+        free(js->van[i].data);
+    free(js->van);
+    js->van = NULL;
+    js->n_van = 0;
 }
 
 static const char *job_status_name(int s)
@@ -869,7 +1008,7 @@ static void *stress_worker(void *arg)
         Cuzk__V1__SubmitProofRequest req = st->js->req; /* shallow: shared inputs */
         req.priority = (Cuzk__V1__Priority)prio;
         if (filecoin) {
-            req.proof_kind = CUZK__V1__PROOF_KIND__WINNING_POST;
+            req.proof_kind = CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT;
             req.n_witnesses = 0;
         }
         job_spec one = *st->js;
@@ -1036,11 +1175,14 @@ int cuzk_bench_client(int argc, char **argv)
     if (which < 0)
         return -1;
     copts o;
-    if (parse_copts(argc - 2, argv + 2, &o))
+    if (parse_copts(argc - 2, argv + 2, &o)) {
+        free(o.vanilla);
         return 2;
+    }
     client c;
     if (client_open(&c, o.addr, o.rpc_timeout_s)) {
         fprintf(stderr, "cuzk-bench: cannot create a channel to %s\n", o.addr);
+        free(o.vanilla);
         return 2;
     }
     int rc;
@@ -1059,5 +1201,6 @@ int cuzk_bench_client(int argc, char **argv)
     default: rc = cmd_memmon(&c, &o); break;
     }
     client_close(&c);
+    free(o.vanilla);
     return rc;
 }

@@ -23,6 +23,7 @@
  * Every failure prints one line "cuzk: <what>: <why>" to stderr and exits
  * non-zero; `verify` exits 1 for an invalid proof and 2 for any other error.
  * Timings go to stdout as key=value lines. */
+#define _GNU_SOURCE
 #include "cmd/cmd.h"
 #include "cuzk/curve.h"
 #include "cuzk/gpu.h"
@@ -30,6 +31,7 @@
 #include "cuzk/log.h"
 #include "cuzk/params.h"
 #include "cuzk/pce.h"
+#include "cuzk/post.h"
 #include "cuzk/r1cs.h"
 #include "cuzk/synth.h"
 #include "cuzk/threads.h"
@@ -47,7 +49,7 @@
 #define MAX_WITNESSES 64
 
 typedef struct {
-    const char *pce, *params, *vk, *public_path, *proof, *out, *backend;
+    const char *pce, *params, *vk, *public_path, *proof, *out, *backend, *circuit;
     const char *witness[MAX_WITNESSES];
     int n_witness;
     uint64_t constraints, seed, synthetic_seed;
@@ -128,7 +130,9 @@ static const struct {
     {"synth", "  cuzk synth   --constraints N [--public-inputs K] [--seed S] --out PREFIX\n"},
     {"setup", "  cuzk setup   (--pce FILE | --constraints N [--public-inputs K] [--seed S]) "
               "--out PREFIX\n"
-              "               [--backend cpu|cuda|cuda:N|auto] [--device N] [--threads N]\n"},
+              "               [--backend cpu|cuda|cuda:N|auto] [--device N] [--threads N]\n"
+              "  cuzk setup   --circuit ID --out DIR   test parameters of a Filecoin circuit\n"
+              "               (ID from `cuzk filecoin list`; DIR/<v28 name>.params, .vk, .pce)\n"},
     {"prove", "  cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | "
               "--synthetic-seed S)\n"
               "               --out PROOF\n"
@@ -191,6 +195,8 @@ static int parse_opts(int argc, char **argv, opts *o)
         uint64_t x;
         if (OPT("--pce"))
             o->pce = v, i++;
+        else if (OPT("--circuit"))
+            o->circuit = v, i++;
         else if (OPT("--params"))
             o->params = v, i++;
         else if (OPT("--vk"))
@@ -384,10 +390,51 @@ static int cmd_synth(opts *o)
     return e ? die("synth", e) : 0;
 }
 
+/* --circuit: a Filecoin circuit's test parameters, under its v28 name in a
+ * folder the operator names, never Filecoin's parameter folder: our toxic
+ * waste is random, so these are not Filecoin's parameters and must not be
+ * mistaken for them. */
+static cuzk_err filecoin_setup_prefix(const opts *o, const cuzk_fc_proof **fp, char **prefix)
+{
+    *prefix = NULL;
+    if (!(*fp = cuzk_fc_by_circuit(o->circuit)))
+        return cuzk_fail(CUZK_EINVAL,
+                         "--circuit %s: not a circuit id of the registry (see cuzk "
+                         "filecoin list)",
+                         o->circuit);
+    if ((*fp)->family != CUZK_FC_WINNING && (*fp)->family != CUZK_FC_WINDOW)
+        return cuzk_fail(CUZK_EUNSUPPORTED, "--circuit %s: cuzk does not prove %s yet", o->circuit,
+                         (*fp)->name);
+    char real[4096], fil[4096];
+    const char *env = getenv("FIL_PROOFS_PARAMETER_CACHE");
+    const char *cands[2] = {env && *env ? env : NULL, "/var/tmp/filecoin-proof-parameters"};
+    for (int i = 0; i < 2 && realpath(o->out, real); i++)
+        if (cands[i] && realpath(cands[i], fil) && !strcmp(real, fil))
+            return cuzk_fail(CUZK_EINVAL,
+                             "--out %s is Filecoin's parameter folder: test parameters from a "
+                             "random setup must not stand next to Filecoin's; name another folder",
+                             o->out);
+    struct stat st;
+    if (stat(o->out, &st) != 0 || !S_ISDIR(st.st_mode))
+        return cuzk_fail(CUZK_EINVAL, "--out %s: with --circuit, --out names an existing folder",
+                         o->out);
+    if (asprintf(prefix, "%s/%s", o->out, (*fp)->param_name) < 0)
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    return CUZK_OK;
+}
+
 static int cmd_setup(opts *o)
 {
-    if (!o->out || (!o->pce && !o->have_constraints))
-        return usage("setup needs --out and either --pce or --constraints");
+    if (!o->out || (!o->pce && !o->have_constraints && !o->circuit))
+        return usage("setup needs --out and either --pce, --constraints or --circuit");
+    char *fc_prefix = NULL;
+    const cuzk_fc_proof *fp = NULL;
+    if (o->circuit) {
+        cuzk_err e = filecoin_setup_prefix(o, &fp, &fc_prefix);
+        if (e)
+            return die("setup", e);
+        o->out = fc_prefix;
+    }
     cmd_catch_stop_signals(); /* from the start: synthesis and the PCE come first */
     cuzk_pce *pce = NULL;
     cuzk_r1cs *cs = NULL;
@@ -398,7 +445,15 @@ static int cmd_setup(opts *o)
     cuzk_err e = cuzk_groth16_setup_check(&so);
     if (e || (e = cmd_output_pair(o->out, ".params", ".vk", &pp, &vp)))
         return die("setup", e);
-    if (o->pce) {
+    if (fp) {
+        fprintf(stderr, "setup: recording the constraint system of %s (%s)\n", fp->circuit_id,
+                fp->name);
+        e = cuzk_post_record_pce(fp, &pce);
+        if (!e && !(pce_out = cmd_path_with(o->out, ".pce")))
+            e = cuzk_fail(CUZK_ENOMEM, "out of memory");
+        if (!e)
+            e = cuzk_pce_write(pce, pce_out);
+    } else if (o->pce) {
         e = cuzk_pce_load(&pce, o->pce);
     } else {
         e = synth_to_pce(o, 0, &cs, &pce);
@@ -417,6 +472,7 @@ static int cmd_setup(opts *o)
         free(pp);
         free(vp);
         free(pce_out);
+        free(fc_prefix);
         cuzk_pce_free(pce);
         return die("setup", e);
     }
@@ -432,9 +488,13 @@ static int cmd_setup(opts *o)
                (unsigned long long)pce->n_aux, pce->log_domain, cuzk_threads_count(), tm.lagrange,
                tm.qap, tm.vk, tm.h, tm.l, tm.a, tm.b_g1, tm.b_g2, tm.total,
                cuzk_peak_rss() / 1048576.0, pp, vp, pce_out ? " " : "", pce_out ? pce_out : "");
+    if (!e && fp)
+        printf("these are test parameters of %s from a random setup, not Filecoin's\n",
+               fp->circuit_id);
     free(pp);
     free(vp);
     free(pce_out);
+    free(fc_prefix);
     cuzk_pce_free(pce);
     return e ? die("setup", e) : 0;
 }

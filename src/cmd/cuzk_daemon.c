@@ -388,6 +388,8 @@ int main(int argc, char **argv)
         .n_gpu_devices = cfg.n_gpu_devices,
         .verify_proofs = cfg.verify_proofs,
         .param_dir = cfg.synthetic_param_dir,
+        .filecoin_dir = cfg.param_cache,
+        .pce_dir = cfg.pce_dir[0] ? cfg.pce_dir : cfg.param_cache,
         .synthetic_disabled = !cfg.synthetic_enabled,
         .synthetic_max_bytes = cfg.synthetic_max_bytes,
         .retain = cfg.retain,

@@ -228,6 +228,11 @@ SETTER(s_param_cache)
         return cuzk_fail(CUZK_EINVAL, "%s must not be empty", k);
     return set_str(&c->param_cache, v);
 }
+SETTER(s_pce_dir)
+{
+    (void)k;
+    return set_str(&c->pce_dir, v);
+}
 SETTER(s_preload)
 {
     return set_list(k, v, c->preload, &c->n_preload);
@@ -339,6 +344,7 @@ static const struct {
     {"synthesis.workers", s_synth_workers, 0},
     {"srs.param_cache", s_param_cache, 0},
     {"srs.preload", s_preload, 1},
+    {"srs.pce_dir", s_pce_dir, 0},
     {"srs.device_only", s_device_only, 0},
     {"scheduler.workers", s_workers, 0},
     {"scheduler.max_queued", s_max_queued, 0},
@@ -414,7 +420,7 @@ cuzk_err cuzk_config_defaults(cuzk_config *c)
     c->log_level = CUZK_LOG_INFO;
     if (set_str(&c->listen, "unix:///run/curio/cuzk.sock") || set_str(&c->status_listen, "") ||
         set_str(&c->log_file, "") || set_str(&c->pid_file, "") || set_str(&c->backend, "cpu") ||
-        set_str(&c->synthetic_param_dir, "/var/tmp/cuzk-synthetic") ||
+        set_str(&c->synthetic_param_dir, "/var/tmp/cuzk-synthetic") || set_str(&c->pce_dir, "") ||
         set_str(&c->param_cache, cache && *cache ? cache : "/var/tmp/filecoin-proof-parameters")) {
         cuzk_config_free(c);
         return cuzk_fail(CUZK_ENOMEM, "out of memory");
@@ -527,6 +533,7 @@ void cuzk_config_free(cuzk_config *c)
     free(c->backend);
     free(c->param_cache);
     free(c->synthetic_param_dir);
+    free(c->pce_dir);
     for (size_t i = 0; i < c->n_preload; i++)
         free(c->preload[i]);
     for (size_t i = 0; i < c->n_circuits; i++) {

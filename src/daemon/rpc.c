@@ -334,6 +334,22 @@ static cuzk_err submit(cuzk_rpc *r, Cuzk__V1__SubmitProofRequest *q, char *job_i
         wit[i] = q->witnesses[i].data;
         sizes[i] = q->witnesses[i].len;
     }
+    /* PoSt: one vanilla proof per sector (up to 2349 of them). */
+    const uint8_t **van = NULL;
+    size_t *van_sizes = NULL;
+    if (q->n_vanilla_proofs) {
+        van = malloc(q->n_vanilla_proofs * sizeof *van);
+        van_sizes = malloc(q->n_vanilla_proofs * sizeof *van_sizes);
+        if (!van || !van_sizes) {
+            free(van);
+            free(van_sizes);
+            return cuzk_fail(CUZK_ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < q->n_vanilla_proofs; i++) {
+            van[i] = q->vanilla_proofs[i].data;
+            van_sizes[i] = q->vanilla_proofs[i].len;
+        }
+    }
     cuzk_job_request jr = {
         .request_id = q->request_id,
         .kind = (int)q->proof_kind,
@@ -346,14 +362,26 @@ static cuzk_err submit(cuzk_rpc *r, Cuzk__V1__SubmitProofRequest *q, char *job_i
         .synthetic_seed = q->synthetic_seed,
         .synthetic_public_inputs = q->synthetic_public_inputs,
         .synthetic_partitions = q->synthetic_partitions,
+        .registered_proof = q->registered_proof,
+        .sector_size = q->sector_size,
+        .vanilla_proofs = van,
+        .vanilla_sizes = van_sizes,
+        .n_vanilla = q->n_vanilla_proofs,
+        .randomness = q->randomness.data,
+        .randomness_len = q->randomness.len,
+        .miner_id = q->miner_id,
+        .partition_index = q->partition_index,
     };
     uint8_t digest[32];
-    if (q->request_id && q->request_id[0]) {
-        CUZK_TRY(payload_digest(q, digest));
+    cuzk_err e = CUZK_OK;
+    if (q->request_id && q->request_id[0] && !(e = payload_digest(q, digest)))
         jr.payload_digest = digest;
-    }
     int existing;
-    return cuzk_jobs_submit(r->d->jobs, &jr, job_id, pos, &existing);
+    if (!e)
+        e = cuzk_jobs_submit(r->d->jobs, &jr, job_id, pos, &existing);
+    free(van);
+    free(van_sizes);
+    return e;
 }
 
 static void handle_submit(call_ctx *c)

@@ -16,6 +16,7 @@
 #define CUZK_ENGINE_INTERNAL_H
 
 #include "cuzk/groth16.h"
+#include "cuzk/post.h"
 #include "cuzk/jobs.h"
 #include "cuzk/mem.h"
 
@@ -65,6 +66,15 @@ struct job {
     uint64_t input_bytes; /* sum of wit_size */
     uint64_t syn_n, syn_seed;
     uint32_t syn_public;
+    /* Filecoin kinds: the registry entry and the request's public data; the
+     * vanilla proofs (in wit) decoded and their partition built by
+     * prepare. */
+    const cuzk_fc_proof *fc;
+    uint8_t randomness[32];
+    uint32_t partition_index;
+    cuzk_post_sector_proof *vanilla;
+    size_t n_vanilla;
+    cuzk_post_partition post;
     int state;
     int queued;        /* in its priority queue (partitions left to admit) */
     atomic_int cancel; /* never goes back to 0 */
@@ -142,7 +152,7 @@ struct cuzk_jobs {
     pthread_cond_t changed;
     pthread_mutex_t gen_lock; /* one synthetic parameter generation at a time */
     cuzk_jobs_config cfg;
-    char *param_dir, *backend;
+    char *param_dir, *backend, *filecoin_dir, *pce_dir;
     cuzk_srs_manager *srs;
     cuzk_mem *mem;
     job *all;

@@ -92,6 +92,10 @@ static void job_drop_inputs(job *jb)
 static void job_free(job *jb)
 {
     job_drop_inputs(jb);
+    cuzk_post_partition_free(&jb->post);
+    for (size_t i = 0; i < jb->n_vanilla; i++)
+        cuzk_post_sector_proof_free(&jb->vanilla[i]);
+    free(jb->vanilla);
     free(jb->parts);
     cuzk_job_result_free(&jb->res);
     free(jb);
@@ -325,6 +329,8 @@ void cuzk_jobs_free(cuzk_jobs *j)
     pthread_mutex_destroy(&j->gen_lock);
     pthread_cond_destroy(&j->changed);
     free(j->param_dir);
+    free(j->filecoin_dir);
+    free(j->pce_dir);
     free(j->backend);
     free(j);
 }
@@ -354,17 +360,23 @@ cuzk_err cuzk_jobs_new(const cuzk_jobs_config *cfg, cuzk_srs_manager *srs, cuzk_
     if (!j->cfg.mem_sample_ms)
         j->cfg.mem_sample_ms = 50;
     j->param_dir = strdup(cfg->param_dir ? cfg->param_dir : ".");
+    j->filecoin_dir = strdup(cfg->filecoin_dir ? cfg->filecoin_dir
+                             : j->param_dir    ? j->param_dir
+                                               : ".");
+    j->pce_dir = strdup(cfg->pce_dir ? cfg->pce_dir : j->filecoin_dir ? j->filecoin_dir : ".");
     j->backend = strdup(cfg->backend ? cfg->backend : "cpu");
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     /* Ids differ across restarts so a stale id is "unknown", never another job. */
     j->next_id = ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)ts.tv_nsec;
     cuzk_err rc = CUZK_OK;
-    if (!j->param_dir || !j->backend)
+    if (!j->param_dir || !j->backend || !j->filecoin_dir || !j->pce_dir)
         rc = cuzk_fail(CUZK_ENOMEM, "jobs: out of memory");
     else
         rc = cuzk_mem_new(cfg->memory_budget, j->cfg.mem_sample_ms, &j->mem);
     j->cfg.param_dir = j->param_dir;
+    j->cfg.filecoin_dir = j->filecoin_dir;
+    j->cfg.pce_dir = j->pce_dir;
     j->cfg.backend = j->backend;
     if (!rc)
         rc = engine_workers_start(j);
@@ -402,6 +414,23 @@ static cuzk_err check_request(const cuzk_jobs *j, const cuzk_job_request *r)
         return cuzk_fail(CUZK_EINVAL, "witnesses are only for GENERIC_R1CS jobs (kind %s)",
                          cuzk_kind_name(r->kind));
     }
+    if (r->kind == CUZK_KIND_WINNING_POST || r->kind == CUZK_KIND_WINDOW_POST_PARTITION) {
+        const cuzk_fc_proof *fp;
+        cuzk_fc_family f = r->kind == CUZK_KIND_WINNING_POST ? CUZK_FC_WINNING : CUZK_FC_WINDOW;
+        if (cuzk_fc_resolve(f, r->registered_proof, r->sector_size, &fp))
+            return cuzk_fail_ctx(CUZK_EINVAL, "%s: ", cuzk_kind_name(r->kind));
+        size_t max = f == CUZK_FC_WINNING ? 1 : fp->sectors;
+        if (r->n_vanilla < 1 || r->n_vanilla > max)
+            return cuzk_fail(CUZK_EINVAL,
+                             "%s: %zu vanilla_proofs; %s takes 1..%zu (one per sector)",
+                             cuzk_kind_name(r->kind), r->n_vanilla, fp->name, max);
+        if (r->randomness_len != 32)
+            return cuzk_fail(CUZK_EINVAL, "%s: randomness has %zu bytes (32 expected)",
+                             cuzk_kind_name(r->kind), r->randomness_len);
+    } else if (r->n_vanilla) {
+        return cuzk_fail(CUZK_EINVAL, "vanilla_proofs are only for Filecoin PoSt jobs (kind %s)",
+                         cuzk_kind_name(r->kind));
+    }
     if (r->kind == CUZK_KIND_SYNTHETIC && j->cfg.synthetic_disabled)
         return cuzk_fail(CUZK_EINVAL,
                          "SYNTHETIC jobs are disabled in this daemon: set [synthetic] enabled = "
@@ -421,6 +450,25 @@ static cuzk_err check_request(const cuzk_jobs *j, const cuzk_job_request *r)
     return CUZK_OK;
 }
 
+/* Copy a request's input images (witnesses or vanilla proofs) into the job;
+ * 0 when out of memory (what was copied is freed with the job). */
+static int copy_inputs(job *jb, const uint8_t *const *in, const size_t *sizes, size_t n)
+{
+    jb->wit = calloc(n, sizeof *jb->wit);
+    jb->wit_size = calloc(n, sizeof *jb->wit_size);
+    if (!jb->wit || !jb->wit_size)
+        return 0;
+    jb->n_wit = n;
+    for (size_t i = 0; i < n; i++) {
+        if (!(jb->wit[i] = malloc(sizes[i] + 1)))
+            return 0;
+        memcpy(jb->wit[i], in[i], sizes[i]);
+        jb->wit_size[i] = sizes[i];
+        jb->input_bytes += sizes[i];
+    }
+    return 1;
+}
+
 /* The digest of what the engine itself knows of a request; every field
  * length-prefixed, so that no two requests hash the same bytes. */
 static cuzk_err request_digest(const cuzk_job_request *r, uint8_t out[32])
@@ -430,16 +478,32 @@ static cuzk_err request_digest(const cuzk_job_request *r, uint8_t out[32])
         EVP_MD_CTX_free(h);
         return cuzk_fail(CUZK_ENOMEM, "out of memory");
     }
-    uint64_t head[6] = {(uint64_t)r->kind,          r->synthetic_constraints, r->synthetic_seed,
-                        r->synthetic_public_inputs, r->synthetic_partitions,  r->n_witnesses};
-    uint64_t id_len = r->circuit_id ? strlen(r->circuit_id) : 0;
+    uint64_t head[11] = {(uint64_t)r->kind,
+                         r->synthetic_constraints,
+                         r->synthetic_seed,
+                         r->synthetic_public_inputs,
+                         r->synthetic_partitions,
+                         r->n_witnesses,
+                         r->registered_proof,
+                         r->sector_size,
+                         r->miner_id,
+                         r->partition_index,
+                         r->n_vanilla};
+    uint64_t id_len = r->circuit_id ? strlen(r->circuit_id) : 0, rl = r->randomness_len;
     EVP_DigestUpdate(h, head, sizeof head);
     EVP_DigestUpdate(h, &id_len, sizeof id_len);
     EVP_DigestUpdate(h, r->circuit_id ? r->circuit_id : "", id_len);
+    EVP_DigestUpdate(h, &rl, sizeof rl);
+    EVP_DigestUpdate(h, r->randomness ? r->randomness : (const uint8_t *)"", rl);
     for (size_t i = 0; i < r->n_witnesses; i++) {
         uint64_t n = r->witness_sizes[i];
         EVP_DigestUpdate(h, &n, sizeof n);
         EVP_DigestUpdate(h, r->witnesses[i], r->witness_sizes[i]);
+    }
+    for (size_t i = 0; i < r->n_vanilla; i++) {
+        uint64_t n = r->vanilla_sizes[i];
+        EVP_DigestUpdate(h, &n, sizeof n);
+        EVP_DigestUpdate(h, r->vanilla_proofs[i], r->vanilla_sizes[i]);
     }
     unsigned len = 0;
     EVP_DigestFinal_ex(h, out, &len);
@@ -475,20 +539,19 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
     if (r->kind == CUZK_KIND_GENERIC_R1CS) {
         snprintf(jb->circuit_id, sizeof jb->circuit_id, "%s", r->circuit_id);
         jb->partitions = (uint32_t)r->n_witnesses;
-        jb->wit = calloc(r->n_witnesses, sizeof *jb->wit);
-        jb->wit_size = calloc(r->n_witnesses, sizeof *jb->wit_size);
-        jb->n_wit = r->n_witnesses;
-        for (size_t i = 0; jb->wit && jb->wit_size && i < r->n_witnesses; i++) {
-            jb->wit[i] = malloc(r->witness_sizes[i] + 1);
-            if (!jb->wit[i])
-                break;
-            memcpy(jb->wit[i], r->witnesses[i], r->witness_sizes[i]);
-            jb->wit_size[i] = r->witness_sizes[i];
-            jb->input_bytes += r->witness_sizes[i];
-        }
-        if (!jb->wit || !jb->wit_size || !jb->wit[r->n_witnesses - 1]) {
+        if (!copy_inputs(jb, r->witnesses, r->witness_sizes, r->n_witnesses)) {
             job_free(jb);
             return cuzk_fail(CUZK_ENOMEM, "out of memory for the witnesses");
+        }
+    } else if (r->kind == CUZK_KIND_WINNING_POST || r->kind == CUZK_KIND_WINDOW_POST_PARTITION) {
+        cuzk_fc_resolve(r->kind == CUZK_KIND_WINNING_POST ? CUZK_FC_WINNING : CUZK_FC_WINDOW,
+                        r->registered_proof, r->sector_size, &jb->fc);
+        snprintf(jb->circuit_id, sizeof jb->circuit_id, "%s", jb->fc->circuit_id);
+        memcpy(jb->randomness, r->randomness, 32);
+        jb->partition_index = r->partition_index;
+        if (!copy_inputs(jb, r->vanilla_proofs, r->vanilla_sizes, r->n_vanilla)) {
+            job_free(jb);
+            return cuzk_fail(CUZK_ENOMEM, "out of memory for the vanilla proofs");
         }
     } else if (r->kind == CUZK_KIND_SYNTHETIC) {
         jb->syn_n = r->synthetic_constraints;

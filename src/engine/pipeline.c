@@ -43,7 +43,9 @@
  * result. Every exit of every stage goes through engine_part_end, which
  * frees the partition's memory and may end its job. */
 #define _GNU_SOURCE
+#include "cuzk/cs.h"
 #include "cuzk/log.h"
+#include "cuzk/pce.h"
 #include "cuzk/progress.h"
 #include "cuzk/r1cs.h"
 #include "cuzk/synth.h"
@@ -51,6 +53,7 @@
 #include "engine/engine.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -519,16 +522,79 @@ static cuzk_err ensure_synthetic(cuzk_jobs *j, job *jb)
     return rc;
 }
 
+/* A Filecoin circuit's files: its v28 parameters in the Filecoin folder
+ * (never generated here), and its constraint system, recorded once from
+ * the circuit and cached as <pce_dir>/<v28 name>.pce; then registered with
+ * the SRS manager under the registry's circuit id. */
+static cuzk_err ensure_filecoin(cuzk_jobs *j, job *jb)
+{
+    const cuzk_fc_proof *fp = jb->fc;
+    char params[4096], vk[4096], pce_path[4096];
+    snprintf(params, sizeof params, "%s/%s.params", j->filecoin_dir, fp->param_name);
+    snprintf(vk, sizeof vk, "%s/%s.vk", j->filecoin_dir, fp->param_name);
+    snprintf(pce_path, sizeof pce_path, "%s/%s.pce", j->pce_dir, fp->param_name);
+    if (access(params, R_OK) != 0)
+        return cuzk_fail(CUZK_EIO,
+                         "%s (%s): parameters %s: %s (Filecoin's v28 parameters belong in "
+                         "srs.param_cache; `cuzk setup --circuit %s` makes test parameters)",
+                         fp->circuit_id, fp->name, params, cuzk_strerror(errno), fp->circuit_id);
+    pthread_mutex_lock(&j->gen_lock);
+    cuzk_err rc = CUZK_OK;
+    if (access(pce_path, F_OK) != 0) {
+        CUZK_INFO("job=%s event=record_circuit circuit=%s file=%s", jb->id, fp->circuit_id,
+                  pce_path);
+        double t = cuzk_now();
+        cuzk_pce *pce = NULL;
+        rc = cuzk_post_record_pce(fp, &pce);
+        if (!rc)
+            rc = cuzk_pce_write(pce, pce_path);
+        if (!rc)
+            CUZK_INFO("job=%s event=recorded_circuit circuit=%s constraints=%llu time_s=%.3f",
+                      jb->id, fp->circuit_id, (unsigned long long)pce->n_constraints,
+                      cuzk_now() - t);
+        cuzk_pce_free(pce);
+        if (rc)
+            cuzk_fail_ctx(rc, "recording the constraint system of %s: ", fp->circuit_id);
+    }
+    if (!rc && !cuzk_srs_known(j->srs, fp->circuit_id) &&
+        (rc = cuzk_srs_register(j->srs, fp->circuit_id, params, access(vk, R_OK) == 0 ? vk : NULL,
+                                pce_path)))
+        cuzk_fail_ctx(rc, "%s: ", fp->circuit_id);
+    pthread_mutex_unlock(&j->gen_lock);
+    return rc;
+}
+
+/* A PoSt request's vanilla proofs decoded and its partition built and
+ * checked, before any parameter is loaded for it. */
+static cuzk_err decode_post(job *jb)
+{
+    if (!(jb->vanilla = calloc(jb->n_wit, sizeof *jb->vanilla)))
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    for (size_t i = 0; i < jb->n_wit; i++) {
+        char name[40];
+        snprintf(name, sizeof name, "vanilla_proofs[%zu]", i);
+        CUZK_TRY(cuzk_post_sector_proof_decode(jb->wit[i], jb->wit_size[i], name, &jb->vanilla[i]));
+        jb->n_vanilla++;
+    }
+    return cuzk_post_partition_build(jb->fc, jb->randomness, jb->partition_index, jb->vanilla,
+                                     jb->n_vanilla, &jb->post);
+}
+
 /* Prepare a job (no lock): its circuit resident and its profile. */
 static cuzk_err prepare(cuzk_jobs *j, job *jb)
 {
-    if (jb->kind != CUZK_KIND_GENERIC_R1CS && jb->kind != CUZK_KIND_SYNTHETIC)
+    int post = jb->kind == CUZK_KIND_WINNING_POST || jb->kind == CUZK_KIND_WINDOW_POST_PARTITION;
+    if (jb->kind != CUZK_KIND_GENERIC_R1CS && jb->kind != CUZK_KIND_SYNTHETIC && !post)
         return cuzk_fail(CUZK_EUNSUPPORTED,
                          "proof kind %s: circuit not available yet (this daemon proves "
-                         "GENERIC_R1CS and SYNTHETIC jobs)",
+                         "WINNING_POST, WINDOW_POST_PARTITION, GENERIC_R1CS and SYNTHETIC jobs)",
                          cuzk_kind_name(jb->kind));
     if (jb->kind == CUZK_KIND_SYNTHETIC)
         CUZK_TRY(ensure_synthetic(j, jb));
+    if (post) {
+        CUZK_TRY(decode_post(jb));
+        CUZK_TRY(ensure_filecoin(j, jb));
+    }
     cuzk_srs_circuit *circ = NULL;
     CUZK_TRY(cuzk_srs_acquire(j->srs, jb->circuit_id, &circ, NULL));
     const cuzk_pce *pce = circ->pce;
@@ -590,6 +656,18 @@ static cuzk_err synthesize(cuzk_jobs *j, part *p, int builds_witness)
                              "%s has %u inputs and %llu aux; circuit %s has %u inputs and %llu aux",
                              name, ni, (unsigned long long)na, jb->circuit_id, pce->n_inputs,
                              (unsigned long long)pce->n_aux);
+    }
+    if (jb->fc && !p->w) {
+        cuzk_fr *w = NULL;
+        size_t n = 0;
+        CUZK_TRY(cuzk_post_witness(&jb->post, &w, &n));
+        p->w = w;
+        p->w_bytes = n * sizeof(cuzk_fr);
+        cuzk_mem_charge(j->mem, p->w_bytes);
+        if (n != (size_t)pce->n_inputs + pce->n_aux)
+            return cuzk_fail(CUZK_EINTERNAL,
+                             "%s: the witness has %zu variables, the constraint system %llu",
+                             jb->circuit_id, n, (unsigned long long)(pce->n_inputs + pce->n_aux));
     }
     const cuzk_fr *w = p->w ? p->w : jb->syn_w;
     size_t m = (size_t)1 << pce->log_domain;

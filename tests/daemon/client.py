@@ -156,15 +156,15 @@ expect_error(eng.SubmitProof, pb.SubmitProofRequest(
     proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_seed=8,
     synthetic_public_inputs=3, request_id="rq-1"), grpc.StatusCode.INVALID_ARGUMENT,
     'request_id "rq-1" names another request already (job %s' % a, "reused request_id, other seed")
-v1 = submit(proof_kind=pb.WINNING_POST, vanilla_proof=b"first", sector_number=5,
+v1 = submit(proof_kind=pb.POREP_SEAL_COMMIT, vanilla_proof=b"first", sector_number=5,
             request_id="rq-2")
-check(v1 == submit(proof_kind=pb.WINNING_POST, vanilla_proof=b"first", sector_number=5,
+check(v1 == submit(proof_kind=pb.POREP_SEAL_COMMIT, vanilla_proof=b"first", sector_number=5,
                    request_id="rq-2"), "request_id idempotent for a vanilla proof")
 for what, kw in (("vanilla proof", dict(vanilla_proof=b"other", sector_number=5)),
                  ("sector", dict(vanilla_proof=b"first", sector_number=6)),
-                 ("kind", dict(proof_kind=pb.WINDOW_POST_PARTITION, vanilla_proof=b"first",
+                 ("kind", dict(proof_kind=pb.SNAP_DEALS_UPDATE, vanilla_proof=b"first",
                                sector_number=5))):
-    kw.setdefault("proof_kind", pb.WINNING_POST)
+    kw.setdefault("proof_kind", pb.POREP_SEAL_COMMIT)
     expect_error(eng.SubmitProof, pb.SubmitProofRequest(request_id="rq-2", **kw),
                  grpc.StatusCode.INVALID_ARGUMENT, 'request_id "rq-2" names another request',
                  "reused request_id, other " + what)
@@ -236,8 +236,27 @@ def failed_job(what, needle, **kw):
 
 failed_job("porep kind", "porep_seal_commit: circuit not available yet",
            proof_kind=pb.POREP_SEAL_COMMIT, vanilla_proof=b"\x01\x02")
-failed_job("winning post kind", "winning_post: circuit not available yet",
-           proof_kind=pb.WINNING_POST)
+# PoSt requests: what the request itself says is checked at submission (the
+# registry: numbers, kinds, sizes; sizes of fields), the vanilla proofs when
+# the job runs (a malformed one fails its job, naming where).
+post = dict(proof_kind=pb.WINNING_POST, registered_proof=0, randomness=bytes(32),
+            vanilla_proofs=[b"\x01\x02"])
+failed_job("truncated vanilla proof", "vanilla_proofs[0]: truncated", **post)
+for what, change, needle in (
+        ("window number", dict(registered_proof=5),
+         "registered_proof 5 is StackedDrgWindow2KiBV1, not a winning-post proof"),
+        ("unknown number", dict(registered_proof=99),
+         "registered_proof 99 is not a known RegisteredPoStProof"),
+        ("size", dict(sector_size=34359738368),
+         "registered_proof 0 (StackedDrgWinning2KiBV1) is for 2KiB sectors, the request says "
+         "sector_size 34359738368 (32GiB)"),
+        ("randomness", dict(randomness=bytes(31)), "randomness has 31 bytes (32 expected)"),
+        ("sectors", dict(vanilla_proofs=[b"a", b"b"]),
+         "2 vanilla_proofs; StackedDrgWinning2KiBV1 takes 1..1")):
+    kw = dict(post)
+    kw.update(change)
+    expect_error(eng.SubmitProof, pb.SubmitProofRequest(**kw), grpc.StatusCode.INVALID_ARGUMENT,
+                 needle, "PoSt request: " + what)
 failed_job("missing SRS", "circuit nope: parameters not found", proof_kind=pb.GENERIC_R1CS,
            circuit_id="nope", witnesses=[wit])
 failed_job("truncated params", "trunc.params", proof_kind=pb.GENERIC_R1CS,
@@ -363,7 +382,7 @@ m = eng.GetMetrics(pb.GetMetricsRequest()).prometheus_text
 m1 = counters(m)
 delta = {k: v - m0.get(k, 0) for k, v in m1.items() if v != m0.get(k, 0)}
 check(delta == {("generic_r1cs", "completed"): 1, ("generic_r1cs", "failed"): 4,
-                ("porep_seal_commit", "failed"): 1, ("winning_post", "failed"): 2,
+                ("porep_seal_commit", "failed"): 2, ("winning_post", "failed"): 1,
                 ("synthetic", "completed"): 14, ("synthetic", "cancelled"): 2},
       "metrics job counters by kind and outcome grew by %s" % delta)
 check('cuzk_stage_seconds_bucket{stage="prove",le="+Inf"}' in m and "cuzk_rss_bytes" in m,

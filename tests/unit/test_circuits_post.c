@@ -104,6 +104,26 @@ static void test_golden(void)
     cuzk_fr pub[11];
     cuzk_post_public_inputs(&p1, pub);
     CHECK(!memcmp(pub, cuzk_cs_inputs(cs) + 1, sizeof pub));
+    /* The parallel witness-only path gives the same assignment as the
+     * sequential check-mode synthesis, here over 3 sectors (the padding of
+     * a short partition repeats the one real sector). */
+    CHECK_OK(cuzk_cs_finish(cs));
+    cuzk_cs_free(cs);
+    cuzk_fc_proof three_s = *fp;
+    three_s.sectors = 3;
+    cuzk_post_partition p3 = part;
+    p3.proof = &three_s;
+    p3.n_sectors = 3;
+    CHECK_OK(cuzk_cs_new(&cs, CUZK_CS_CHECK));
+    CHECK_OK(cuzk_post_synthesize(cs, &three_s, &p3));
+    CHECK_OK(cuzk_cs_finish(cs));
+    cuzk_fr *w0, *w1;
+    size_t n0, n1;
+    CHECK_OK(cuzk_cs_assignment(cs, &w0, &n0));
+    CHECK_OK(cuzk_post_witness(&p3, &w1, &n1));
+    CHECK(n0 == n1 && n0 == 1 + 33 + cuzk_cs_num_aux(cs) && !memcmp(w0, w1, n0 * sizeof *w0));
+    free(w0);
+    free(w1);
     cuzk_cs_free(cs);
     /* A flipped sibling: the partition names the proof; the circuit, made to
      * run anyway, fails in check mode. */
