@@ -23,6 +23,7 @@
 #include "cuzk/filecoin.h"
 #include "cuzk/fr.h"
 #include "cuzk/merkle.h"
+#include "cuzk/progress.h"
 #include "cuzk/vanilla.h"
 
 /* The leaf a challenge names (above). */
@@ -84,10 +85,12 @@ cuzk_err cuzk_post_synthesize(cuzk_cs *cs, const cuzk_fc_proof *proof,
                               const cuzk_post_partition *p);
 
 /* The circuit's constraint system (record mode over the blank shape),
- * compiled to a PCE (*out owned by the caller). Memory: the builder's
- * (about 60 bytes per constraint) while it runs. */
+ * compiled to a PCE (*out owned by the caller). progress (may be NULL)
+ * counts sectors recorded; a non-zero return stops with ECANCELLED. Memory:
+ * the builder's (about 60 bytes per constraint) while it runs. */
 struct cuzk_pce;
-cuzk_err cuzk_post_record_pce(const cuzk_fc_proof *fp, struct cuzk_pce **out);
+cuzk_err cuzk_post_record_pce(const cuzk_fc_proof *fp, cuzk_progress_fn progress, void *ctx,
+                              struct cuzk_pce **out);
 
 /* The partition's full assignment w = (1, inputs, aux) as witness-only
  * synthesis makes it, input constraints included, the sectors spread over

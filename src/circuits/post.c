@@ -222,7 +222,17 @@ static cuzk_err synth_sector(cuzk_cs *cs, const cuzk_merkle_shape *shape, unsign
     return CUZK_OK;
 }
 
+static cuzk_err post_synthesize(cuzk_cs *cs, const cuzk_fc_proof *fp, const cuzk_post_partition *p,
+                                cuzk_progress_fn progress, void *ctx);
+
 cuzk_err cuzk_post_synthesize(cuzk_cs *cs, const cuzk_fc_proof *fp, const cuzk_post_partition *p)
+{
+    return post_synthesize(cs, fp, p, NULL, NULL);
+}
+
+/* Sectors are the unit of progress; a non-zero return stops. */
+static cuzk_err post_synthesize(cuzk_cs *cs, const cuzk_fc_proof *fp, const cuzk_post_partition *p,
+                                cuzk_progress_fn progress, void *ctx)
 {
     if (fp->family != CUZK_FC_WINNING && fp->family != CUZK_FC_WINDOW)
         return cuzk_fail(CUZK_EINVAL, "%s is not a PoSt proof", fp->name);
@@ -245,8 +255,11 @@ cuzk_err cuzk_post_synthesize(cuzk_cs *cs, const cuzk_fc_proof *fp, const cuzk_p
     cuzk_post_sector s;
     cuzk_err e = ptrs && leaves ? blank_sector(&shape, fp->challenges, &m, ptrs, leaves, &s)
                                 : cuzk_fail(CUZK_ENOMEM, "out of memory");
-    for (unsigned i = 0; i < fp->sectors && !e; i++)
+    for (unsigned i = 0; i < fp->sectors && !e; i++) {
         e = synth_sector(cs, &shape, fp->challenges, p2, &s);
+        if (!e && progress && progress(ctx, i + 1, fp->sectors))
+            e = cuzk_fail(CUZK_ECANCELLED, "recording %s: stopped", fp->circuit_id);
+    }
     free(m.siblings);
     free(ptrs);
     free(leaves);
@@ -324,14 +337,15 @@ cuzk_err cuzk_post_witness(const cuzk_post_partition *p, cuzk_fr **w, size_t *n)
     return e;
 }
 
-cuzk_err cuzk_post_record_pce(const cuzk_fc_proof *fp, cuzk_pce **out)
+cuzk_err cuzk_post_record_pce(const cuzk_fc_proof *fp, cuzk_progress_fn progress, void *ctx,
+                              cuzk_pce **out)
 {
     *out = NULL;
     cuzk_cs *cs = NULL;
     cuzk_r1cs *r1cs = NULL;
     cuzk_err rc = cuzk_cs_new(&cs, CUZK_CS_RECORD);
     if (!rc)
-        rc = cuzk_post_synthesize(cs, fp, NULL);
+        rc = post_synthesize(cs, fp, NULL, progress, ctx);
     if (!rc)
         rc = cuzk_cs_finish(cs);
     if (!rc)

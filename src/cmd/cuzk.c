@@ -448,7 +448,13 @@ static int cmd_setup(opts *o)
     if (fp) {
         fprintf(stderr, "setup: recording the constraint system of %s (%s)\n", fp->circuit_id,
                 fp->name);
-        e = cuzk_post_record_pce(fp, &pce);
+        cuzk_progress *rp = NULL;
+        e = cmd_progress_start("recording", "sectors", &rp);
+        if (!e) {
+            cuzk_progress_set_total(rp, fp->sectors);
+            e = cuzk_post_record_pce(fp, cuzk_progress_callback, rp, &pce);
+        }
+        cuzk_progress_finish(rp);
         if (!e && !(pce_out = cmd_path_with(o->out, ".pce")))
             e = cuzk_fail(CUZK_ENOMEM, "out of memory");
         if (!e)

@@ -545,7 +545,13 @@ static cuzk_err ensure_filecoin(cuzk_jobs *j, job *jb)
                   pce_path);
         double t = cuzk_now();
         cuzk_pce *pce = NULL;
-        rc = cuzk_post_record_pce(fp, &pce);
+        cuzk_progress *log = NULL;
+        char label[300];
+        snprintf(label, sizeof label, "job=%s recording %s", jb->id, fp->circuit_id);
+        if (cuzk_progress_open(&log, label, fp->sectors, "sectors", NULL, CUZK_PROGRESS_LOG))
+            log = NULL;
+        rc = cuzk_post_record_pce(fp, log ? cuzk_progress_callback : NULL, log, &pce);
+        cuzk_progress_finish(log);
         if (!rc)
             rc = cuzk_pce_write(pce, pce_path);
         if (!rc)
