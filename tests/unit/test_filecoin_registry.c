@@ -11,7 +11,7 @@
  *     empty_sector_update) and hashed with libcrypto;
  *   - cuzk_fc_resolve's refusals and acceptance;
  *   - cuzk_fc_file_digest: BLAKE2b-512 known answers ("abc" from RFC 7693
- *     appendix A; the empty message as BLAKE2's reference code gives it),
+ *     appendix A; the empty message as Python's hashlib gives it),
  *     a file of several 8 MiB pieces against libcrypto's one-shot digest of
  *     the same bytes, progress, cancellation, a missing file, a folder. */
 #include "check.h"
