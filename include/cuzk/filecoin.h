@@ -9,7 +9,9 @@
  * StackedDrgWindow<size>V1_2 (challenge-index API 1.2.0); the circuit, and so
  * the parameter file, is the same as V1's.
  *
- * The table is data (src/filecoin/registry.c); nothing here allocates. */
+ * The table is data (src/filecoin/registry.c); nothing here allocates.
+ * cuzk_fc_file_digest (src/filecoin/param_digest.c) computes the digest of
+ * a parameter file the way parameters.json states it. */
 #ifndef CUZK_FILECOIN_H
 #define CUZK_FILECOIN_H
 
@@ -17,6 +19,7 @@
 #include <stdint.h>
 
 #include "cuzk/err.h"
+#include "cuzk/progress.h"
 
 typedef enum {
     CUZK_FC_SEAL = 0,    /* RegisteredSealProof: PoRep (C2) */
@@ -78,5 +81,15 @@ const char *cuzk_fc_size_name(uint64_t sector_size, char buf[24]);
 const char *cuzk_fc_family_name(cuzk_fc_family f);
 /* "1.0.0", "1.1.0", "1.2.0" */
 const char *cuzk_fc_api_name(cuzk_fc_api api);
+
+/* parameters.json's digest of a file: the first 16 bytes of BLAKE2b-512 of
+ * its content (params_digest and vk_digest above are these bytes in hex).
+ * The file is read in 8 MiB pieces; after each, progress (may be NULL) is
+ * told the bytes read and the file's size, and stops the work by returning
+ * non-zero (ECANCELLED). EIO naming the path and the system's reason when
+ * the file cannot be opened or read (a folder, say). */
+#define CUZK_FC_DIGEST_BYTES 16
+cuzk_err cuzk_fc_file_digest(const char *path, cuzk_progress_fn progress, void *ctx,
+                             uint8_t out[CUZK_FC_DIGEST_BYTES]);
 
 #endif

@@ -36,6 +36,10 @@ cuzk_err cmd_public_write(const char *path, const cuzk_fr *x, size_t n);
 /* cmd_hash.c: native Poseidon / SHA-256; cmd_circuit.c: circuit sizes. */
 int cmd_hash_main(int argc, char **argv);
 int cmd_circuit_main(int argc, char **argv);
+/* cmd_filecoin.c: the proof-type registry (filecoin list) and the check of
+ * the parameter files it names (params check). */
+int cmd_filecoin_main(int argc, char **argv);
+int cmd_params_main(int argc, char **argv);
 
 /* cuzk.c: the failure of a command: "cuzk: <what>: <message> (<CODE>)" and
  * 2, or when SIGINT / SIGTERM stopped it (cmd_progress_start) "cuzk: <what>:

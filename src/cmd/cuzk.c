@@ -15,6 +15,8 @@
  *   cuzk devices
  *   and for circom / snarkjs files (cmd_snark.c): prove --zkey, verify --vkey,
  *   setup --r1cs, convert
+ *   and the Filecoin proof-type registry (cmd_filecoin.c): filecoin list,
+ *   params check
  *
  * `cuzk --help` prints every usage line, `cuzk CMD ... --help` (or -h) those
  * of CMD (nested ones too: circuit stats --help), to stdout, exit 0, and
@@ -856,6 +858,10 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk circuit bench native-poseidon [--arity A] [--count N] [--threads T]\n"
      "  cuzk circuit bench poseidon|sha256-compression --mode witness|record|check "
      "[--count N] [--arity A]\n"},
+    {"filecoin", cmd_filecoin_main, "  cuzk filecoin list [--json]\n"},
+    {"params", cmd_params_main,
+     "  cuzk params check [--dir D] [ID ...]   (ID: a circuit id or a v28 file name; "
+     "none: all)\n"},
     {NULL, NULL, NULL},
 };
 
