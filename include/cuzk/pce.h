@@ -118,6 +118,15 @@ cuzk_err cuzk_pce_load(cuzk_pce **out, const char *path);
 
 void cuzk_pce_free(cuzk_pce *p);
 
+/* The constraint system of `copies` identical parts, from the one of a
+ * single part t (which ends with its input constraints, as every finished
+ * system does): part k's inputs and aux follow part k-1's, ONE is shared,
+ * the input constraints of all inputs come last. The image is the one
+ * recording all parts would give, byte for byte, in seconds instead of
+ * minutes for FallbackPoSt's 2,349 sectors. EINVAL when t does not end
+ * with its input constraints or the result has too many columns. */
+cuzk_err cuzk_pce_tile(const cuzk_pce *t, uint64_t copies, cuzk_pce **out);
+
 /* The header checks of cuzk_pce_load only (magic, version, field, header
  * checksum, counts, the size they imply against the file's size), reading
  * 88 bytes: for start-up checks on multi-GiB files. */

@@ -341,18 +341,34 @@ cuzk_err cuzk_post_record_pce(const cuzk_fc_proof *fp, cuzk_progress_fn progress
                               cuzk_pce **out)
 {
     *out = NULL;
+    /* One sector recorded, then tiled: sectors differ only in their
+     * variables' numbers (pce.h cuzk_pce_tile). */
+    cuzk_fc_proof one = *fp;
+    one.sectors = 1;
     cuzk_cs *cs = NULL;
     cuzk_r1cs *r1cs = NULL;
+    cuzk_pce *t = NULL;
     cuzk_err rc = cuzk_cs_new(&cs, CUZK_CS_RECORD);
     if (!rc)
-        rc = post_synthesize(cs, fp, NULL, progress, ctx);
+        rc = post_synthesize(cs, &one, NULL, NULL, NULL);
     if (!rc)
         rc = cuzk_cs_finish(cs);
     if (!rc)
         rc = cuzk_cs_take_r1cs(cs, &r1cs);
     cuzk_cs_free(cs);
     if (!rc)
-        rc = cuzk_pce_from_r1cs(out, r1cs);
+        rc = cuzk_pce_from_r1cs(&t, r1cs);
     cuzk_r1cs_free(r1cs);
+    if (!rc && progress && progress(ctx, 1, fp->sectors))
+        rc = cuzk_fail(CUZK_ECANCELLED, "recording %s: stopped", fp->circuit_id);
+    if (!rc && fp->sectors == 1) {
+        *out = t;
+        return CUZK_OK;
+    }
+    if (!rc)
+        rc = cuzk_pce_tile(t, fp->sectors, out);
+    cuzk_pce_free(t);
+    if (!rc && progress)
+        progress(ctx, fp->sectors, fp->sectors);
     return rc;
 }

@@ -297,6 +297,141 @@ void cuzk_pce_free(cuzk_pce *p)
     free(p);
 }
 
+/* ---- tile ---- */
+
+/* A circuit made of identical parts (FallbackPoSt's sectors, PoRep's
+ * challenges) is its first part's constraint system repeated with its
+ * inputs and aux renumbered: part k's inputs follow part k-1's, its aux
+ * likewise, and ONE stays column 0. Renumbering is monotone (ONE < inputs
+ * < aux in both), so rows stay canonical, and the coefficient table is the
+ * part's (every coefficient first appears in part 0). The input
+ * constraints (A = x_i, one per input) come last, as bellperson appends
+ * them. */
+
+typedef struct {
+    const cuzk_pce *t;
+    uint32_t ni_t, ni;
+    uint64_t copies, rows_t, ones_id;
+    uint8_t *img;
+    const pce_layout *l;
+} tile_ctx;
+
+/* Template column -> column of copy k. */
+static uint32_t tile_col(const tile_ctx *c, uint32_t col, uint64_t k)
+{
+    if (col == 0)
+        return 0;
+    if (col < c->ni_t)
+        return (uint32_t)(1 + (uint64_t)(c->ni_t - 1) * k + (col - 1));
+    return (uint32_t)(c->ni + c->t->n_aux * k + (col - c->ni_t));
+}
+
+static void tile_range(void *vctx, size_t lo, size_t hi, unsigned worker)
+{
+    (void)worker;
+    tile_ctx *c = vctx;
+    const cuzk_csr *m[3] = {&c->t->a, &c->t->b, &c->t->c};
+    for (int x = 0; x < 3; x++) {
+        uint64_t body = m[x]->row_ptr[c->rows_t];
+        uint64_t *rp = (uint64_t *)(c->img + c->l->row_ptr[x]);
+        uint32_t *col = (uint32_t *)(c->img + c->l->col[x]);
+        uint32_t *coef = (uint32_t *)(c->img + c->l->coef[x]);
+        for (uint64_t k = lo; k < hi; k++) {
+            for (uint64_t r = 0; r < c->rows_t; r++)
+                rp[k * c->rows_t + r] = k * body + m[x]->row_ptr[r];
+            for (uint64_t i = 0; i < body; i++) {
+                col[k * body + i] = tile_col(c, m[x]->col[i], k);
+                coef[k * body + i] = m[x]->coef[i];
+            }
+        }
+    }
+}
+
+cuzk_err cuzk_pce_tile(const cuzk_pce *t, uint64_t copies, cuzk_pce **out)
+{
+    *out = NULL;
+    uint32_t ni_t = t->n_inputs;
+    if (copies < 1 || t->n_constraints < ni_t)
+        return cuzk_fail(CUZK_EINVAL, "pce tile: %llu copies of %llu constraints",
+                         (unsigned long long)copies, (unsigned long long)t->n_constraints);
+    /* The template ends with its input constraints: A = {x_i}, B = C = 0. */
+    uint64_t rows_t = t->n_constraints - ni_t, ones_id = 0;
+    for (uint32_t i = 0; i < ni_t; i++) {
+        uint64_t r = rows_t + i, a0 = t->a.row_ptr[r];
+        if (t->a.row_ptr[r + 1] != a0 + 1 || t->a.col[a0] != i ||
+            t->b.row_ptr[r + 1] != t->b.row_ptr[r] || t->c.row_ptr[r + 1] != t->c.row_ptr[r] ||
+            (i && t->a.coef[a0] != ones_id))
+            return cuzk_fail(CUZK_EINVAL,
+                             "pce tile: row %llu is not the input constraint of input %u",
+                             (unsigned long long)r, i);
+        ones_id = t->a.coef[a0];
+    }
+    uint64_t ni = 1 + (uint64_t)(ni_t - 1) * copies, na = t->n_aux * copies;
+    if (ni + na >= 0xffffffffull)
+        return cuzk_fail(CUZK_EINVAL, "pce tile: %llu copies need %llu columns (u32 columns)",
+                         (unsigned long long)copies, (unsigned long long)(ni + na));
+    pce_header h = {.version = CUZK_PCE_VERSION,
+                    .field = CUZK_PCE_FIELD_BLS12_381_FR,
+                    .n_inputs = (uint32_t)ni,
+                    .n_aux = na,
+                    .n_constraints = rows_t * copies + ni,
+                    .n_coeffs = t->n_coeffs};
+    h.log_domain = log_domain_of(h.n_constraints);
+    const cuzk_csr *m[3] = {&t->a, &t->b, &t->c};
+    for (int x = 0; x < 3; x++)
+        h.nnz[x] = m[x]->row_ptr[rows_t] * copies + (x == 0 ? ni : 0);
+    pce_layout l;
+    if (!layout_compute(&l, &h))
+        return cuzk_fail(CUZK_EINVAL, "pce tile: the constraint system is too large for an image");
+    cuzk_pce *p = calloc(1, sizeof *p);
+    void *img = NULL;
+    size_t size = (size_t)l.end;
+    if (!p || posix_memalign(&img, CUZK_PCE_ALIGN,
+                             (size + CUZK_PCE_ALIGN - 1) & ~(size_t)(CUZK_PCE_ALIGN - 1)) != 0) {
+        free(p);
+        return cuzk_fail(CUZK_ENOMEM, "pce: out of memory for a %zu-byte image", size);
+    }
+    uint8_t *b = img;
+    zero_gaps(b, &l, &h);
+    memcpy(b + l.coeffs, t->coeffs, (size_t)t->n_coeffs * sizeof(cuzk_fr));
+    tile_ctx c = {t, ni_t, (uint32_t)ni, copies, rows_t, ones_id, b, &l};
+    cuzk_parallel_for((size_t)copies, 1, tile_range, &c);
+    /* The input constraints, and the end of each row_ptr. */
+    for (int x = 0; x < 3; x++) {
+        uint64_t *rp = (uint64_t *)(b + l.row_ptr[x]), body = m[x]->row_ptr[rows_t] * copies;
+        for (uint64_t i = 0; i <= ni; i++)
+            rp[rows_t * copies + i] = body + (x == 0 ? i : 0);
+    }
+    uint64_t a_body = t->a.row_ptr[rows_t] * copies;
+    uint32_t *acol = (uint32_t *)(b + l.col[0]), *acoef = (uint32_t *)(b + l.coef[0]);
+    for (uint64_t i = 0; i < ni; i++) {
+        acol[a_body + i] = (uint32_t)i;
+        acoef[a_body + i] = (uint32_t)ones_id;
+    }
+    /* Densities: the template's, copied per part with the renumbering. */
+    uint64_t words = density_words(ni + na);
+    uint64_t *dens[2] = {(uint64_t *)(b + l.a_density), (uint64_t *)(b + l.b_density)};
+    const uint64_t *tden[2] = {t->a_density, t->b_density};
+    for (int x = 0; x < 2; x++) {
+        memset(dens[x], 0, words * 8);
+        for (uint32_t col = 0; col < ni_t + t->n_aux; col++)
+            if (tden[x][col / 64] >> (col % 64) & 1)
+                for (uint64_t k = 0; k < (col == 0 ? 1 : copies); k++) {
+                    uint32_t g = tile_col(&c, col, k);
+                    dens[x][g / 64] |= (uint64_t)1 << (g % 64);
+                }
+    }
+    h.body_checksum = cuzk_checksum64(b + CUZK_PCE_HEADER_SIZE, size - CUZK_PCE_HEADER_SIZE);
+    header_encode(b, &h);
+    bind(p, &h, &l, b);
+    count_density(p);
+    p->image_ = b;
+    p->image_size_ = size;
+    p->image_mapped_ = 0;
+    *out = p;
+    return CUZK_OK;
+}
+
 /* ---- write ---- */
 
 cuzk_err cuzk_pce_write(const cuzk_pce *p, const char *path)

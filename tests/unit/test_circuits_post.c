@@ -18,6 +18,7 @@
 #include "cuzk/filecoin.h"
 #include "cuzk/groth16.h"
 #include "cuzk/params.h"
+#include "cuzk/pce.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/post.h"
 #include "cuzk/util.h"
@@ -196,6 +197,37 @@ static void test_counts(void)
     expect_counts(0, 66 * (313 + 1062), 133);
     /* 8 MiB: 6 levels. */
     expect_counts(6, 2 * (313 + 10 * (6 * 530 + 2)), 23);
+    /* The tiled constraint system (one sector recorded, repeated) is the one
+     * recording every sector gives, byte for byte: 2 KiB Window (2 sectors),
+     * Winning (66) and a 3-sector 32 GiB shape. */
+    const cuzk_fc_proof *tiled[3] = {cuzk_fc_post(5), cuzk_fc_post(0), cuzk_fc_post(8)};
+    for (int i = 0; i < 3; i++) {
+        cuzk_fc_proof fp = *tiled[i];
+        if (fp.sectors > 66)
+            fp.sectors = 3;
+        cuzk_pce *a = NULL, *b = NULL;
+        cuzk_cs *rcs;
+        cuzk_r1cs *r1cs = NULL;
+        CHECK_OK(cuzk_cs_new(&rcs, CUZK_CS_RECORD));
+        CHECK_OK(cuzk_post_synthesize(rcs, &fp, NULL));
+        CHECK_OK(cuzk_cs_finish(rcs));
+        CHECK_OK(cuzk_cs_take_r1cs(rcs, &r1cs));
+        cuzk_cs_free(rcs);
+        CHECK_OK(cuzk_pce_from_r1cs(&a, r1cs));
+        cuzk_r1cs_free(r1cs);
+        CHECK_OK(cuzk_post_record_pce(&fp, NULL, NULL, &b));
+        CHECK(a && b && a->image_size_ == b->image_size_ && a->checksum == b->checksum &&
+              !memcmp(a->image_, b->image_, a->image_size_));
+        CHECK(b->a_input_count == a->a_input_count && b->b_aux_count == a->b_aux_count);
+        /* A template whose rows do not end with its input constraints. */
+        cuzk_pce cut = *a, *none = NULL;
+        cut.n_constraints -= 1;
+        CHECK_ERR(cuzk_pce_tile(&cut, 2, &none), CUZK_EINVAL, "is not the input constraint");
+        CHECK_ERR(cuzk_pce_tile(a, 0, &none), CUZK_EINVAL, "0 copies");
+        CHECK(none == NULL);
+        cuzk_pce_free(a);
+        cuzk_pce_free(b);
+    }
     /* Record mode makes the same circuit as witness mode. */
     cuzk_cs *cs;
     CHECK_OK(cuzk_cs_new(&cs, CUZK_CS_RECORD));
