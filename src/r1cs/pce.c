@@ -233,6 +233,40 @@ static void zero_gaps(uint8_t *img, const pce_layout *l, const pce_header *h)
     }
 }
 
+/* A new image for header h: laid out, its gaps zeroed, the coefficient
+ * table copied; *p allocated to own it (finished by image_seal). */
+static cuzk_err image_new(const pce_header *h, const cuzk_fr *coeffs, pce_layout *l, cuzk_pce **p,
+                          uint8_t **b)
+{
+    if (!layout_compute(l, h))
+        return cuzk_fail(CUZK_EINVAL, "pce: the constraint system is too large for an image");
+    void *img = NULL;
+    size_t size = (size_t)l->end;
+    *p = calloc(1, sizeof **p);
+    if (!*p || posix_memalign(&img, CUZK_PCE_ALIGN,
+                              (size + CUZK_PCE_ALIGN - 1) & ~(size_t)(CUZK_PCE_ALIGN - 1)) != 0) {
+        free(*p);
+        return cuzk_fail(CUZK_ENOMEM, "pce: out of memory for a %zu-byte image", size);
+    }
+    *b = img;
+    zero_gaps(*b, l, h);
+    memcpy(*b + l->coeffs, coeffs, (size_t)h->n_coeffs * sizeof(cuzk_fr));
+    return CUZK_OK;
+}
+
+/* Checksum and header written, p bound to its finished image. */
+static void image_seal(cuzk_pce *p, uint8_t *b, pce_header *h, const pce_layout *l)
+{
+    size_t size = (size_t)l->end;
+    h->body_checksum = cuzk_checksum64(b + CUZK_PCE_HEADER_SIZE, size - CUZK_PCE_HEADER_SIZE);
+    header_encode(b, h);
+    bind(p, h, l, b);
+    count_density(p);
+    p->image_ = b;
+    p->image_size_ = size;
+    p->image_mapped_ = 0;
+}
+
 cuzk_err cuzk_pce_from_r1cs(cuzk_pce **out, const cuzk_r1cs *cs)
 {
     *out = NULL;
@@ -247,19 +281,9 @@ cuzk_err cuzk_pce_from_r1cs(cuzk_pce **out, const cuzk_r1cs *cs)
                     .n_coeffs = cs->n_coeffs,
                     .log_domain = log_domain_of(cs->n_constraints)};
     pce_layout l;
-    if (!layout_compute(&l, &h))
-        return cuzk_fail(CUZK_EINVAL, "pce: the constraint system is too large for an image");
-    cuzk_pce *p = calloc(1, sizeof *p);
-    void *img = NULL;
-    size_t size = (size_t)l.end;
-    if (!p || posix_memalign(&img, CUZK_PCE_ALIGN,
-                             (size + CUZK_PCE_ALIGN - 1) & ~(size_t)(CUZK_PCE_ALIGN - 1)) != 0) {
-        free(p);
-        return cuzk_fail(CUZK_ENOMEM, "pce: out of memory for a %zu-byte image", size);
-    }
-    uint8_t *b = img;
-    zero_gaps(b, &l, &h);
-    memcpy(b + l.coeffs, cs->coeffs, (size_t)cs->n_coeffs * sizeof(cuzk_fr));
+    cuzk_pce *p;
+    uint8_t *b;
+    CUZK_TRY(image_new(&h, cs->coeffs, &l, &p, &b));
     uint64_t words = density_words((uint64_t)h.n_inputs + h.n_aux);
     memset(b + l.a_density, 0, words * 8);
     memset(b + l.b_density, 0, words * 8);
@@ -273,13 +297,7 @@ cuzk_err cuzk_pce_from_r1cs(cuzk_pce **out, const cuzk_r1cs *cs)
             most = h.nnz[k];
     }
     cuzk_parallel_for((size_t)((most + COMPILE_GRAIN - 1) / COMPILE_GRAIN), 1, compile_range, &c);
-    h.body_checksum = cuzk_checksum64(b + CUZK_PCE_HEADER_SIZE, size - CUZK_PCE_HEADER_SIZE);
-    header_encode(b, &h);
-    bind(p, &h, &l, b);
-    count_density(p);
-    p->image_ = b;
-    p->image_size_ = size;
-    p->image_mapped_ = 0;
+    image_seal(p, b, &h, &l);
     *out = p;
     return CUZK_OK;
 }
@@ -381,19 +399,9 @@ cuzk_err cuzk_pce_tile(const cuzk_pce *t, uint64_t copies, cuzk_pce **out)
     for (int x = 0; x < 3; x++)
         h.nnz[x] = m[x]->row_ptr[rows_t] * copies + (x == 0 ? ni : 0);
     pce_layout l;
-    if (!layout_compute(&l, &h))
-        return cuzk_fail(CUZK_EINVAL, "pce tile: the constraint system is too large for an image");
-    cuzk_pce *p = calloc(1, sizeof *p);
-    void *img = NULL;
-    size_t size = (size_t)l.end;
-    if (!p || posix_memalign(&img, CUZK_PCE_ALIGN,
-                             (size + CUZK_PCE_ALIGN - 1) & ~(size_t)(CUZK_PCE_ALIGN - 1)) != 0) {
-        free(p);
-        return cuzk_fail(CUZK_ENOMEM, "pce: out of memory for a %zu-byte image", size);
-    }
-    uint8_t *b = img;
-    zero_gaps(b, &l, &h);
-    memcpy(b + l.coeffs, t->coeffs, (size_t)t->n_coeffs * sizeof(cuzk_fr));
+    cuzk_pce *p;
+    uint8_t *b;
+    CUZK_TRY(image_new(&h, t->coeffs, &l, &p, &b));
     tile_ctx c = {t, ni_t, (uint32_t)ni, copies, rows_t, ones_id, b, &l};
     cuzk_parallel_for((size_t)copies, 1, tile_range, &c);
     /* The input constraints, and the end of each row_ptr. */
@@ -421,13 +429,7 @@ cuzk_err cuzk_pce_tile(const cuzk_pce *t, uint64_t copies, cuzk_pce **out)
                     dens[x][g / 64] |= (uint64_t)1 << (g % 64);
                 }
     }
-    h.body_checksum = cuzk_checksum64(b + CUZK_PCE_HEADER_SIZE, size - CUZK_PCE_HEADER_SIZE);
-    header_encode(b, &h);
-    bind(p, &h, &l, b);
-    count_density(p);
-    p->image_ = b;
-    p->image_size_ = size;
-    p->image_mapped_ = 0;
+    image_seal(p, b, &h, &l);
     *out = p;
     return CUZK_OK;
 }
