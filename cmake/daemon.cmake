@@ -115,5 +115,10 @@ if(CUZK_HAVE_DAEMON)
                      $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
                      "${CMAKE_BINARY_DIR}/test-tmp/operator")
     set_tests_properties(daemon_operator PROPERTIES LABELS "unit;daemon;san" TIMEOUT 900)
+    add_test(NAME daemon_post
+             COMMAND bash "${CMAKE_SOURCE_DIR}/tests/daemon/test_post.sh"
+                     $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
+                     "${CMAKE_BINARY_DIR}/test-tmp/post")
+    set_tests_properties(daemon_post PROPERTIES LABELS "unit;daemon;san" TIMEOUT 900)
   endif()
 endif()
