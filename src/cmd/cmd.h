@@ -36,6 +36,10 @@ cuzk_err cmd_public_write(const char *path, const cuzk_fr *x, size_t n);
 /* cmd_hash.c: native Poseidon / SHA-256; cmd_circuit.c: circuit sizes. */
 int cmd_hash_main(int argc, char **argv);
 int cmd_circuit_main(int argc, char **argv);
+/* cmd_post.c: synthetic PoSt sectors (gen post) and the check of a PoSt
+ * request's vanilla proofs against the circuit (post check). */
+int cmd_gen_main(int argc, char **argv);
+int cmd_post_main(int argc, char **argv);
 
 /* cuzk.c: the failure of a command: "cuzk: <what>: <message> (<CODE>)" and
  * 2, or when SIGINT / SIGTERM stopped it (cmd_progress_start) "cuzk: <what>:

@@ -14,7 +14,7 @@
  *   cuzk inspect FILE...
  *   cuzk devices
  *   and for circom / snarkjs files (cmd_snark.c): prove --zkey, verify --vkey,
- *   setup --r1cs, convert
+ *   setup --r1cs, convert; Filecoin PoSt (cmd_post.c): gen post, post check
  *
  * `cuzk --help` prints every usage line, `cuzk CMD ... --help` (or -h) those
  * of CMD (nested ones too: circuit stats --help), to stdout, exit 0, and
@@ -790,6 +790,15 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk circuit bench native-poseidon [--arity A] [--count N] [--threads T]\n"
      "  cuzk circuit bench poseidon|sha256-compression --mode witness|record|check "
      "[--count N] [--arity A]\n"},
+    {"gen", cmd_gen_main,
+     "  cuzk gen post --proof-type window|winning --sector-size S --randomness HEX "
+     "[--sectors N]\n"
+     "               [--seed N] [--partition-index K] [--first-sector ID] [--miner-id M]\n"
+     "               [--api-version 1.0.0|1.2.0 | --registered-proof N] --out DIR\n"},
+    {"post", cmd_post_main,
+     "  cuzk post check (--registered-proof N | --proof-type window|winning --sector-size S\n"
+     "               [--api-version V]) --randomness HEX (--prover-id HEX | --miner-id M)\n"
+     "               [--partition-index K] FILE...\n"},
     {NULL, NULL, NULL},
 };
 

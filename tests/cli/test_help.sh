@@ -30,7 +30,7 @@ help_ok() {
 # cuzk: every command its usage names, each with options of real work.
 help_ok "cuzk COMMAND --help" -- "$CUZK" --help
 cmds=$("$CUZK" --help | sed -n 's/^  cuzk \([a-z0-9-]*\) .*/\1/p; s/^  cuzk \([a-z0-9-]*\)$/\1/p' | sort -u)
-for want in synth setup prove verify inspect devices convert hash circuit; do
+for want in synth setup prove verify inspect devices convert hash circuit gen post; do
     if grep -qx "$want" <<<"$cmds"; then ok; else bad "cuzk --help lacks $want: $cmds"; fi
 done
 for c in $cmds; do
@@ -42,6 +42,8 @@ help_ok "cuzk circuit stats" -- "$CUZK" circuit stats por --levels 30 --help
 help_ok "cuzk circuit bench" -- "$CUZK" circuit bench native-poseidon --count 1000000000 --help
 help_ok "cuzk hash poseidon" -- "$CUZK" hash poseidon --help
 help_ok "cuzk hash sha256" -- "$CUZK" hash sha256 --help
+help_ok "cuzk gen post" -- "$CUZK" gen post --registered-proof 8 --sectors 2349 --randomness 00 --out x --help
+help_ok "cuzk post check" -- "$CUZK" post check --registered-proof 8 --miner-id 1 x.vproof --help
 help_ok "cuzk setup   --r1cs" -- "$CUZK" setup --r1cs x.r1cs --zkey x.zkey --help
 help_ok "cuzk prove   --zkey" -- "$CUZK" prove --zkey x.zkey --wtns x.wtns --help
 expect 2 "unknown command" -- "$CUZK" frobnicate --help
