@@ -26,7 +26,8 @@
  * hex digits, the 32 bytes as sent, and must be canonical field elements
  * (Curio clears the top two bits of byte 31). The prover id of a miner id is
  * its LEB128 varint, zero padded (gen.h); it enters neither the challenges
- * nor the circuit, so check only validates it. */
+ * nor the circuit, so check only validates it (canonical, and the id of
+ * --miner-id when both are given). */
 #include "cmd/cmd.h"
 #include "cuzk/gen.h"
 #include "cuzk/post.h"
@@ -390,6 +391,11 @@ static int post_check(const post_opts *o)
         e = cuzk_fail(CUZK_EINVAL, "the prover: --prover-id HEX or --miner-id N");
     if (!e && o->prover_id)
         e = parse_fr_hex("prover id", o->prover_id, prover);
+    uint8_t of_miner[32];
+    cuzk_gen_prover_id(o->miner_id, of_miner);
+    if (!e && o->prover_id && o->have_miner_id && memcmp(prover, of_miner, 32))
+        e = cuzk_fail(CUZK_EINVAL, "--prover-id is not the prover id of --miner-id %llu",
+                      (unsigned long long)o->miner_id);
     if (!e && o->partition_index > UINT32_MAX)
         e = cuzk_fail(CUZK_EINVAL, "--partition-index %llu: at most %u",
                       (unsigned long long)o->partition_index, UINT32_MAX);

@@ -139,6 +139,10 @@ expect 2 "--proof-type \"windows\": window or winning" -- check --proof-type win
 expect 2 "the proof: --registered-proof N, or --proof-type and --sector-size" -- check "$F"
 expect 2 "the prover: --prover-id HEX or --miner-id N" -- "$CUZK" post check \
     --registered-proof 10 --randomness "$R" "$F"
+expect 2 "--prover-id is not the prover id of --miner-id 1001" -- "$CUZK" post check \
+    --registered-proof 10 --randomness "$R" --miner-id 1001 --prover-id "e807${R:4}" "$F"
+expect 0 "satisfied" -- "$CUZK" post check --registered-proof 10 --randomness "$R" \
+    --miner-id 1000 --prover-id "e807$(printf '0%.0s' {1..60})" "$F"
 expect 2 "no vanilla proof files given" -- check --registered-proof 10
 expect 2 "--sectors 3: StackedDrgWindow2KiBV1_1 takes 1..2 per partition" -- "$CUZK" gen post \
     --registered-proof 10 --sectors 3 --randomness "$R" --out "$T/x"
