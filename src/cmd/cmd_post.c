@@ -17,7 +17,9 @@
  *       I public inputs" (C after the input constraints, I with ONE), exit 0;
  *       an unsatisfied constraint: its index and name, exit 1; a malformed
  *       file or a bad request: the message naming the file, sector and byte
- *       offset, exit 2.
+ *       offset, exit 2. --sectors-in-circuit N (diagnostics) synthesizes
+ *       the first N circuit sectors only: a 32 GiB WindowPoSt partition is
+ *       125 M constraints, a sector 53,333.
  *
  * The proof type is a registered PoSt proof number, or a proof type and a
  * sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB or bytes) with the API
@@ -45,6 +47,7 @@
 typedef struct {
     const char *proof_type, *sector_size, *api, *randomness, *prover_id, *out;
     uint64_t registered_proof, miner_id, seed, sectors, partition_index, first_sector;
+    uint64_t sectors_in_circuit; /* post check, diagnostics: 0 = all */
     int have_registered_proof, have_miner_id;
     const char *files[MAX_FILES];
     size_t n_files;
@@ -138,26 +141,28 @@ static int parse_opts(const char *what, int argc, char **argv, post_opts *o)
         static const char *const strs[] = {"--proof-type", "--sector-size", "--api-version",
                                            "--randomness", "--prover-id",   "--out"};
         static const char *const nums[] = {
-            "--registered-proof", "--miner-id",        "--seed",
-            "--sectors",          "--partition-index", "--first-sector"};
+            "--registered-proof", "--miner-id",          "--seed", "--sectors", "--partition-index",
+            "--first-sector",     "--sectors-in-circuit"};
         const char **sv[] = {&o->proof_type, &o->sector_size, &o->api,
                              &o->randomness, &o->prover_id,   &o->out};
-        uint64_t *nv[] = {&o->registered_proof, &o->miner_id,        &o->seed,
-                          &o->sectors,          &o->partition_index, &o->first_sector};
-        int k = 0, str = 0;
-        for (; k < 6; k++)
-            if ((str = !strcmp(a, strs[k])) || !strcmp(a, nums[k]))
-                break;
-        if (k < 6) {
+        uint64_t *nv[] = {&o->registered_proof,  &o->miner_id,        &o->seed,
+                          &o->sectors,           &o->partition_index, &o->first_sector,
+                          &o->sectors_in_circuit};
+        size_t ks = 0, kn = 0;
+        while (ks < 6 && strcmp(a, strs[ks]))
+            ks++;
+        while (kn < 7 && strcmp(a, nums[kn]))
+            kn++;
+        if (ks < 6 || kn < 7) {
             if (!v)
                 return fail(what, "%s needs a value", a);
             i++;
-            if (str)
-                *sv[k] = v;
-            else if (parse_u64(v, nv[k]))
+            if (ks < 6)
+                *sv[ks] = v;
+            else if (parse_u64(v, nv[kn]))
                 return fprintf(stderr, "cuzk: %s: %s: bad number \"%s\"\n", what, a, v), 2;
-            o->have_registered_proof |= !str && k == 0;
-            o->have_miner_id |= !str && k == 1;
+            o->have_registered_proof |= kn == 0;
+            o->have_miner_id |= kn == 1;
             continue;
         }
         if (a[0] == '-')
@@ -401,6 +406,9 @@ static int post_check(const post_opts *o)
                       (unsigned long long)o->partition_index, UINT32_MAX);
     if (!e && !o->n_files)
         e = cuzk_fail(CUZK_EINVAL, "no vanilla proof files given");
+    if (!e && o->sectors_in_circuit > p->sectors)
+        e = cuzk_fail(CUZK_EINVAL, "--sectors-in-circuit %llu: %s has %u circuit sectors",
+                      (unsigned long long)o->sectors_in_circuit, p->name, p->sectors);
     if (e)
         return cmd_fail("post check", e);
     cuzk_post_sector_proof *v = calloc(o->n_files, sizeof *v);
@@ -422,15 +430,26 @@ static int post_check(const post_opts *o)
             cuzk_post_partition_build(p, r, (uint32_t)o->partition_index, v, o->n_files, &part), o);
     int rc = 2;
     cuzk_cs *cs = NULL;
+    /* --sectors-in-circuit: the circuit of a copy of the entry with fewer
+     * sectors, over the partition's first ones (every sector is checked
+     * when the partition is built; this bounds the synthesis). */
+    cuzk_fc_proof fewer = *p;
+    cuzk_post_partition sub = part;
+    if (o->sectors_in_circuit) {
+        fewer.sectors = (unsigned)o->sectors_in_circuit;
+        sub.proof = &fewer;
+        sub.n_sectors = fewer.sectors;
+    }
     if (!e) {
-        printf("post check: %s (API %s), partition %llu, %zu file(s), %zu circuit sector(s)\n",
+        printf("post check: %s (API %s), partition %llu, %zu file(s), %zu of %zu circuit "
+               "sector(s)\n",
                p->name, cuzk_fc_api_name(p->api), (unsigned long long)o->partition_index,
-               o->n_files, part.n_sectors);
+               o->n_files, sub.n_sectors, part.n_sectors);
         fflush(stdout);
         e = cuzk_cs_new(&cs, CUZK_CS_CHECK);
     }
     if (!e) {
-        e = cuzk_post_synthesize(cs, p, &part);
+        e = cuzk_post_synthesize(cs, sub.proof, &sub);
         /* Check mode's own failure (cs.h): the constraint, by index and
          * name. Anything else is no verdict on the proofs. */
         if (e == CUZK_EINVAL && strstr(cuzk_errmsg(), "is not satisfied")) {

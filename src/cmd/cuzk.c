@@ -798,7 +798,7 @@ const cuzk_subcommand cuzk_subcommands[] = {
     {"post", cmd_post_main,
      "  cuzk post check (--registered-proof N | --proof-type window|winning --sector-size S\n"
      "               [--api-version V]) --randomness HEX (--prover-id HEX | --miner-id M)\n"
-     "               [--partition-index K] FILE...\n"},
+     "               [--partition-index K] [--sectors-in-circuit N] FILE...\n"},
     {NULL, NULL, NULL},
 };
 

@@ -7,7 +7,8 @@
 #   21,866 and 23 (2 sectors x (313 + 10 x 1,062), the count
 #   test_circuits_post.c derives and checks in record mode);
 # post check prints C including bellperson's input constraints (one per
-# input, ONE included), so 370,590 + 133 and 21,866 + 23.
+# input, ONE included), so 370,590 + 133 and 21,866 + 23. Curio's real
+# 32 GiB WindowPoSt proof checks out (its first circuit sectors).
 # Then every malformed class exits 2 with a message naming the file, the
 # field and the byte offset or the sector: truncated file, ProofData variant,
 # a length claiming gigabytes, a path of another sector size, comm_r that is
@@ -33,7 +34,7 @@ expect 0 "satisfied: 21889 constraints, 23 public inputs" -- \
     check --proof-type window --sector-size 2KiB "$T/w2k/sector-1.vproof" "$T/w2k/sector-2.vproof"
 expect 0 "satisfied: 21889 constraints, 23 public inputs" -- \
     check --registered-proof 10 "$T/w2k/sector-2.vproof"
-expect 0 "StackedDrgWindow2KiBV1_1 (API 1.2.0), partition 0, 1 file(s), 2 circuit sector(s)" -- \
+expect 0 "StackedDrgWindow2KiBV1_1 (API 1.2.0), partition 0, 1 file(s), 2 of 2 circuit sector(s)" -- \
     check --registered-proof 10 "$T/w2k/sector-2.vproof"
 # request.json: the request's public data (prover id of miner 1000: e8 07).
 req=$(cat "$T/w2k/request.json")
@@ -73,6 +74,25 @@ expect 2 "$T/w8m/dup.vproof: vanilla_proofs[1] (sector 3): inclusion proof 0 is 
 # Another randomness: the challenges move.
 expect 2 "vanilla_proofs[0] (sector 1): inclusion proof 0 is for leaf" -- "$CUZK" post check \
     --registered-proof 10 --randomness "$R2" --prover-id "$R" "$T/w2k/sector-1.vproof"
+
+# Curio's real 32 GiB WindowPoSt vanilla proof (its golden test: zero
+# randomness, StackedDrgWindow32GiBV1, miner 1000): the partition of 2349
+# circuit sectors is built and checked whole; the circuit synthesized over
+# its first 1 and 2 (53,333 constraints a sector, test_circuits_post.c).
+G=$(dirname "$0")/../fixtures/filecoin/post-32g-window.vproof
+Z=$(printf '0%.0s' {1..64})
+expect 0 "1 file(s), 1 of 2349 circuit sector(s)" -- "$CUZK" post check --registered-proof 8 \
+    --randomness "$Z" --miner-id 1000 --sectors-in-circuit 1 "$G"
+expect 0 "satisfied: 53345 constraints, 12 public inputs" -- "$CUZK" post check \
+    --registered-proof 8 --randomness "$Z" --miner-id 1000 --sectors-in-circuit 1 "$G"
+expect 0 "satisfied: 106689 constraints, 23 public inputs" -- "$CUZK" post check \
+    --registered-proof 8 --randomness "$Z" --miner-id 1000 --sectors-in-circuit 2 "$G"
+expect 2 "vanilla_proofs[0] (sector 1): inclusion proof 0 is for leaf 707914199, but challenge 23490" -- \
+    "$CUZK" post check --registered-proof 8 --randomness "$Z" --miner-id 1000 \
+    --partition-index 1 --sectors-in-circuit 1 "$G"
+expect 2 "--sectors-in-circuit 2350: StackedDrgWindow32GiBV1 has 2349 circuit sectors" -- \
+    "$CUZK" post check --registered-proof 8 --randomness "$Z" --miner-id 1000 \
+    --sectors-in-circuit 2350 "$G"
 
 # Malformed files, each named with the field and byte offset.
 F=$T/w2k/sector-1.vproof
