@@ -48,6 +48,7 @@ typedef struct {
     const char *proof_type, *sector_size, *api, *randomness, *prover_id, *out;
     uint64_t registered_proof, miner_id, seed, sectors, partition_index, first_sector;
     uint64_t sectors_in_circuit; /* post check, diagnostics: 0 = all */
+    const char *foreign;         /* the first option given that the command does not take */
     int have_registered_proof, have_miner_id;
     const char *files[MAX_FILES];
     size_t n_files;
@@ -129,8 +130,14 @@ static void fr_hex32(char out[65], const cuzk_fr *x)
     hex32(out, b);
 }
 
+/* parse_opts reads the options of both commands; each refuses those of
+ * the other rather than ignore them. */
+static const char *const gen_only[] = {"--out", "--seed", "--sectors", "--first-sector", NULL};
+static const char *const check_only[] = {"--prover-id", "--sectors-in-circuit", NULL};
+
 static int parse_opts(const char *what, int argc, char **argv, post_opts *o)
 {
+    const char *const *not_here = !strcmp(what, "gen post") ? check_only : gen_only;
     memset(o, 0, sizeof *o);
     o->seed = 1;
     o->sectors = 1;
@@ -153,6 +160,9 @@ static int parse_opts(const char *what, int argc, char **argv, post_opts *o)
             ks++;
         while (kn < 7 && strcmp(a, nums[kn]))
             kn++;
+        for (size_t k = 0; not_here[k] && !o->foreign; k++)
+            if (!strcmp(a, not_here[k]))
+                o->foreign = not_here[k];
         if (ks < 6 || kn < 7) {
             if (!v)
                 return fail(what, "%s needs a value", a);
@@ -171,6 +181,8 @@ static int parse_opts(const char *what, int argc, char **argv, post_opts *o)
             return fail(what, "%s", "too many files");
         o->files[o->n_files++] = a;
     }
+    if (o->foreign)
+        return fprintf(stderr, "cuzk: %s: %s is not an option of %s\n", what, o->foreign, what), 2;
     return 0;
 }
 

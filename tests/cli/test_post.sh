@@ -173,6 +173,10 @@ expect 2 "WinningPoSt has one partition (index 0), not 1" -- "$CUZK" gen post \
 expect 2 "--out DIR is required" -- "$CUZK" gen post --registered-proof 3 --randomness "$R"
 expect 2 "--seed: bad number \"x\"" -- "$CUZK" gen post --registered-proof 3 --seed x \
     --randomness "$R" --out "$T/x"
+expect 2 "--seed is not an option of post check" -- check --registered-proof 10 --seed 3 "$F"
+expect 2 "--out is not an option of post check" -- check --registered-proof 10 --out "$T/x" "$F"
+expect 2 "--sectors-in-circuit is not an option of gen post" -- "$CUZK" gen post \
+    --registered-proof 10 --sectors-in-circuit 1 --randomness "$R" --out "$T/x"
 expect 2 "unknown option --frob" -- check --registered-proof 10 --frob "$F"
 expect 2 "\"sectors\" is not post" -- "$CUZK" gen sectors
 expect 2 "\"verify\" is not check" -- "$CUZK" post verify
