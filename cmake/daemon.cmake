@@ -118,7 +118,7 @@ if(CUZK_HAVE_DAEMON)
     add_test(NAME daemon_post
              COMMAND bash "${CMAKE_SOURCE_DIR}/tests/daemon/test_post.sh"
                      $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
-                     "${CMAKE_BINARY_DIR}/test-tmp/post")
+                     "${CMAKE_BINARY_DIR}/test-tmp/daemon-post")
     set_tests_properties(daemon_post PROPERTIES LABELS "unit;daemon;san" TIMEOUT 900)
   endif()
 endif()

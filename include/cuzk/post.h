@@ -29,6 +29,10 @@
 /* The leaf a challenge names (above). */
 uint64_t cuzk_post_leaf_challenge(const uint8_t randomness[32], uint64_t sector_id,
                                   uint64_t challenge_index, uint64_t sector_size);
+/* A request's randomness as a field element: EINVAL "randomness is not a
+ * canonical field element (byte 31 is 0x..; Curio clears its top two
+ * bits)" when its 32 little-endian bytes are r or more. */
+cuzk_err cuzk_post_randomness_check(const uint8_t randomness[32]);
 /* The challenge index of challenge n of the sector at sector_index. */
 uint64_t cuzk_post_challenge_index(cuzk_fc_api api, uint64_t sector_index, unsigned challenges,
                                    unsigned n);

@@ -130,12 +130,7 @@ cuzk_err cuzk_post_partition_build(const cuzk_fc_proof *fp, const uint8_t random
     memset(out, 0, sizeof *out);
     if (fp->family != CUZK_FC_WINNING && fp->family != CUZK_FC_WINDOW)
         return cuzk_fail(CUZK_EINVAL, "%s is not a PoSt proof", fp->name);
-    cuzk_fr r;
-    if (cuzk_fr_from_bytes_le(&r, randomness) != CUZK_OK)
-        return cuzk_fail(CUZK_EINVAL,
-                         "randomness is not a canonical field element (byte 31 is "
-                         "0x%02x; Curio clears its top two bits)",
-                         randomness[31]);
+    CUZK_TRY(cuzk_post_randomness_check(randomness));
     size_t want_max = fp->family == CUZK_FC_WINNING ? 1 : fp->sectors;
     if (n_vanilla < 1 || n_vanilla > want_max)
         return cuzk_fail(CUZK_EINVAL, "%s: %zu vanilla proofs; a partition takes 1..%zu sectors",

@@ -40,6 +40,10 @@ int cmd_circuit_main(int argc, char **argv);
  * the parameter files it names (params check). */
 int cmd_filecoin_main(int argc, char **argv);
 int cmd_params_main(int argc, char **argv);
+/* cmd_post.c: synthetic PoSt sectors (gen post) and the check of a PoSt
+ * request's vanilla proofs against the circuit (post check). */
+int cmd_gen_main(int argc, char **argv);
+int cmd_post_main(int argc, char **argv);
 
 /* cuzk.c: the failure of a command: "cuzk: <what>: <message> (<CODE>)" and
  * 2, or when SIGINT / SIGTERM stopped it (cmd_progress_start) "cuzk: <what>:

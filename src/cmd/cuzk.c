@@ -14,7 +14,7 @@
  *   cuzk inspect FILE...
  *   cuzk devices
  *   and for circom / snarkjs files (cmd_snark.c): prove --zkey, verify --vkey,
- *   setup --r1cs, convert
+ *   setup --r1cs, convert; Filecoin PoSt (cmd_post.c): gen post, post check
  *   and the Filecoin proof-type registry (cmd_filecoin.c): filecoin list,
  *   params check
  *
@@ -862,6 +862,15 @@ const cuzk_subcommand cuzk_subcommands[] = {
     {"params", cmd_params_main,
      "  cuzk params check [--dir D] [ID ...]   (ID: a circuit id or a v28 file name; "
      "none: all)\n"},
+    {"gen", cmd_gen_main,
+     "  cuzk gen post --proof-type window|winning --sector-size S --randomness HEX "
+     "[--sectors N]\n"
+     "               [--seed N] [--partition-index K] [--first-sector ID] [--miner-id M]\n"
+     "               [--api-version 1.0.0|1.2.0 | --registered-proof N] --out DIR\n"},
+    {"post", cmd_post_main,
+     "  cuzk post check (--registered-proof N | --proof-type window|winning --sector-size S\n"
+     "               [--api-version V]) --randomness HEX (--prover-id HEX | --miner-id M)\n"
+     "               [--partition-index K] [--sectors-in-circuit N] FILE...\n"},
     {NULL, NULL, NULL},
 };
 

@@ -22,6 +22,17 @@ uint64_t cuzk_post_leaf_challenge(const uint8_t randomness[32], uint64_t sector_
     return v % (sector_size / 32);
 }
 
+cuzk_err cuzk_post_randomness_check(const uint8_t randomness[32])
+{
+    cuzk_fr r;
+    if (cuzk_fr_from_bytes_le(&r, randomness) != CUZK_OK)
+        return cuzk_fail(CUZK_EINVAL,
+                         "randomness is not a canonical field element (byte 31 is "
+                         "0x%02x; Curio clears its top two bits)",
+                         randomness[31]);
+    return CUZK_OK;
+}
+
 uint64_t cuzk_post_challenge_index(cuzk_fc_api api, uint64_t sector_index, unsigned challenges,
                                    unsigned n)
 {

@@ -87,7 +87,7 @@ fi
 # Malformed requests: the job fails naming where; the daemon goes on.
 cp -r "$T/w2" "$T/bad"
 head -c 100 "$T/w2/sector-2.vproof" >"$T/bad/sector-2.vproof"
-expect 1 "vanilla_proofs[1]: " -- "$BENCH" single --addr "$ADDR" --kind window-post \
+expect 1 "error: vanilla_proofs[1].sectors: length 1 at byte 40" -- "$BENCH" single --addr "$ADDR" --kind window-post \
     --registered-proof 10 --randomness "$R" --vanilla-dir "$T/bad"
 expect 1 "is for leaf" -- "$BENCH" single --addr "$ADDR" --kind window-post \
     --registered-proof 10 --randomness "$R2" --vanilla-dir "$T/w2"

@@ -533,8 +533,7 @@ static void after_all_failed(const char *what, size_t lanes)
     CHECK_OK(cuzk_jobs_status_get(eng, &st));
     CHECK(st.n_devices == lanes);
     for (size_t d = 0; d < st.n_devices; d++)
-        CHECK(!st.devices[d].healthy &&
-              strstr(st.devices[d].error, "injected device failure"));
+        CHECK(!st.devices[d].healthy && strstr(st.devices[d].error, "injected device failure"));
     cuzk_jobs_status_free(&st);
     char v[ID];
     submit_as(gen(1), -1, v);
@@ -602,8 +601,7 @@ static void case_device_oom(void)
     submit_as(gen(1), -1, o);
     expect_done(what, t1);
     CHECK(count(t1, CUZK_HOOK_PROVE, 1, 0) == 2 && count(t1, CUZK_HOOK_PROVE, 0, 0) == 1);
-    expect_job(what, t2, CUZK_JOB_FAILED, "partition 0: injected device out of memory",
-               NULL);
+    expect_job(what, t2, CUZK_JOB_FAILED, "partition 0: injected device out of memory", NULL);
     CHECK(count(t2, CUZK_HOOK_PROVE, 0, 0) == 2);
     expect_done(what, o);
     cuzk_jobs_status st;
@@ -635,8 +633,7 @@ static void case_alloc_failure(void)
     submit_as(gen(2), -1, o1);
     submit_as(syn_small(1), -1, o2);
     expect_job(what, t, CUZK_JOB_FAILED, "partition 2: injected allocation failure", NULL);
-    expect_job(what, ts, CUZK_JOB_FAILED, "partition 0: injected allocation failure",
-               NULL);
+    expect_job(what, ts, CUZK_JOB_FAILED, "partition 0: injected allocation failure", NULL);
     CHECK(count(t, CUZK_HOOK_PROVE, 2, ANY) == 0 && count(ts, CUZK_HOOK_PROVE, 0, ANY) == 0);
     expect_done(what, o1);
     expect_done(what, o2);
