@@ -26,6 +26,8 @@ int bench_synth_args(int argc, char **argv, const char *what, const char *def_lo
 int bench_partition(int argc, char **argv);
 /* cuzk-bench engine (bench_engine.c). */
 int bench_engine(int argc, char **argv);
+/* cuzk-bench post (bench_post.c). */
+int bench_post(int argc, char **argv);
 
 #include <stddef.h>
 #include <stdint.h>

@@ -407,6 +407,10 @@ static const struct {
      "                  [--synthesis-workers S] [--depth D] [--batch B] [--budget auto|NGiB]\n"
      "                  [--device-only] [--lookahead]",
      0},
+    {"post", "a Filecoin PoSt partition in memory by phase; WinningPoSt idle and under load",
+     "post --registered-proof N [--sectors K] [--reps R] [--seed S] [--backend B]\n"
+     "                [--setup-backend B] [--load-log L --load-partitions P --winning W]",
+     0},
     {"synth-witness", "the synthetic circuit's witness alone (--compare: against the build)",
      "synth-witness --log K [--public N] [--seed S] [--reps R] [--compare]", 0},
     {"gpu-ntt", "the four NTTs on a GPU (device time)", "gpu-ntt --log K [--reps R] [--device N]",
@@ -512,6 +516,8 @@ int main(int argc, char **argv)
         return bench_partition(argc - 2, argv + 2);
     if (!strcmp(argv[1], "engine"))
         return bench_engine(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "post"))
+        return bench_post(argc - 2, argv + 2);
     if (!strcmp(argv[1], "synth-witness"))
         return bench_synth_witness(argc - 2, argv + 2);
     fprintf(stderr, "cuzk-bench: unknown benchmark \"%s\"\n", argv[1]);

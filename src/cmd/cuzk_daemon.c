@@ -419,7 +419,9 @@ int main(int argc, char **argv)
         int already;
         sd_notify(0, "STATUS=loading SRS");
         CUZK_INFO("preload circuit=%s (%zu of %zu)", cfg.preload[i], i + 1, cfg.n_preload);
-        if ((e = cuzk_srs_preload(d.srs, cfg.preload[i], &already, NULL)) != CUZK_OK)
+        int filecoin;
+        if ((e = cuzk_jobs_filecoin_circuit(d.jobs, cfg.preload[i], &filecoin)) != CUZK_OK ||
+            (e = cuzk_srs_preload(d.srs, cfg.preload[i], &already, NULL)) != CUZK_OK)
             FAIL("preload");
     }
     atomic_store(&d.preload_ms, (long)((cuzk_now() - t) * 1000));

@@ -11,6 +11,7 @@
 #include "daemon/daemon.h"
 
 #include "cuzk/backend.h"
+#include "cuzk/filecoin.h"
 #include "cuzk/params.h"
 #include "cuzk/pce.h"
 
@@ -232,6 +233,17 @@ static cuzk_err check_preload(const cuzk_config *cfg, size_t i)
     if (find_circuit(cfg, id))
         return CUZK_OK; /* its files are checked with [circuits] */
     char params[4200], pce[4200];
+    const cuzk_fc_proof *fp = cuzk_fc_by_circuit(id);
+    if (fp) { /* a Filecoin circuit: its v28 parameters (the PCE is built if missing) */
+        if (fp->family != CUZK_FC_WINNING && fp->family != CUZK_FC_WINDOW)
+            return cuzk_fail(CUZK_EUNSUPPORTED, "srs.preload %s (%s): circuit not available yet",
+                             id, fp->name);
+        snprintf(params, sizeof params, "%s/%s.params", cfg->param_cache, fp->param_name);
+        if (access(params, R_OK) != 0)
+            return cuzk_fail(CUZK_EIO, "srs.preload %s: %s: %s", id, params, cuzk_strerror(errno));
+        cuzk_err e = cuzk_params_check_file(params);
+        return e ? cuzk_fail_ctx(e, "srs.preload %s: ", id) : CUZK_OK;
+    }
     snprintf(params, sizeof params, "%s/%s.params", cfg->param_cache, id);
     snprintf(pce, sizeof pce, "%s/%s.pce", cfg->param_cache, id);
     if (access(params, F_OK) != 0 || access(pce, F_OK) != 0)

@@ -58,7 +58,7 @@ struct job {
     char id[CUZK_JOB_ID_MAX];
     char request_id[CUZK_REQUEST_ID_MAX + 1];
     uint8_t digest[32]; /* of the request's payload, with a request_id */
-    int kind, prio; /* prio: 0..3 = LOW..CRITICAL */
+    int kind, prio;     /* prio: 0..3 = LOW..CRITICAL */
     char circuit_id[CUZK_SRS_ID_MAX + 1];
     uint8_t **wit;
     size_t *wit_size;
@@ -199,5 +199,12 @@ void engine_abc_put(cuzk_jobs *j, part *p);
 void engine_pool_drain(cuzk_jobs *j);
 /* srs_device_only slots, lock held: give back their SRS references. */
 void engine_pins_free(cuzk_jobs *j);
+
+/* A Filecoin circuit's parameters found (v28 name in filecoin_dir), its
+ * constraint system recorded and cached when missing, and both registered
+ * with the SRS manager under the registry's circuit id; `who` prefixes the
+ * log lines ("job=..."). pipeline.c; cuzk_jobs_filecoin_circuit is its
+ * public face. */
+cuzk_err engine_filecoin_circuit(cuzk_jobs *j, const cuzk_fc_proof *fp, const char *who);
 
 #endif

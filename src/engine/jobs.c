@@ -963,3 +963,15 @@ void cuzk_jobs_metrics(cuzk_jobs *j, FILE *f)
     }
     pthread_mutex_unlock(&j->lock);
 }
+
+cuzk_err cuzk_jobs_filecoin_circuit(cuzk_jobs *j, const char *circuit_id, int *is_filecoin)
+{
+    const cuzk_fc_proof *fp = cuzk_fc_by_circuit(circuit_id);
+    *is_filecoin = fp != NULL;
+    if (!fp)
+        return CUZK_OK;
+    if (fp->family != CUZK_FC_WINNING && fp->family != CUZK_FC_WINDOW)
+        return cuzk_fail(CUZK_EUNSUPPORTED, "%s (%s): circuit not available yet", circuit_id,
+                         fp->name);
+    return engine_filecoin_circuit(j, fp, "preload");
+}

@@ -526,9 +526,12 @@ static cuzk_err ensure_synthetic(cuzk_jobs *j, job *jb)
  * (never generated here), and its constraint system, recorded once from
  * the circuit and cached as <pce_dir>/<v28 name>.pce; then registered with
  * the SRS manager under the registry's circuit id. */
-static cuzk_err ensure_filecoin(cuzk_jobs *j, job *jb)
+cuzk_err engine_filecoin_circuit(cuzk_jobs *j, const cuzk_fc_proof *fp, const char *who)
 {
-    const cuzk_fc_proof *fp = jb->fc;
+    /* Registered already (an earlier job, a preload), or adopted from
+     * memory (a benchmark): nothing to find or build. */
+    if (cuzk_srs_known(j->srs, fp->circuit_id))
+        return CUZK_OK;
     char params[4096], vk[4096], pce_path[4096];
     snprintf(params, sizeof params, "%s/%s.params", j->filecoin_dir, fp->param_name);
     snprintf(vk, sizeof vk, "%s/%s.vk", j->filecoin_dir, fp->param_name);
@@ -541,13 +544,12 @@ static cuzk_err ensure_filecoin(cuzk_jobs *j, job *jb)
     pthread_mutex_lock(&j->gen_lock);
     cuzk_err rc = CUZK_OK;
     if (access(pce_path, F_OK) != 0) {
-        CUZK_INFO("job=%s event=record_circuit circuit=%s file=%s", jb->id, fp->circuit_id,
-                  pce_path);
+        CUZK_INFO("%s event=record_circuit circuit=%s file=%s", who, fp->circuit_id, pce_path);
         double t = cuzk_now();
         cuzk_pce *pce = NULL;
         cuzk_progress *log = NULL;
         char label[300];
-        snprintf(label, sizeof label, "job=%s recording %s", jb->id, fp->circuit_id);
+        snprintf(label, sizeof label, "%s recording %s", who, fp->circuit_id);
         if (cuzk_progress_open(&log, label, fp->sectors, "sectors", NULL, CUZK_PROGRESS_LOG))
             log = NULL;
         rc = cuzk_post_record_pce(fp, log ? cuzk_progress_callback : NULL, log, &pce);
@@ -555,9 +557,8 @@ static cuzk_err ensure_filecoin(cuzk_jobs *j, job *jb)
         if (!rc)
             rc = cuzk_pce_write(pce, pce_path);
         if (!rc)
-            CUZK_INFO("job=%s event=recorded_circuit circuit=%s constraints=%llu time_s=%.3f",
-                      jb->id, fp->circuit_id, (unsigned long long)pce->n_constraints,
-                      cuzk_now() - t);
+            CUZK_INFO("%s event=recorded_circuit circuit=%s constraints=%llu time_s=%.3f", who,
+                      fp->circuit_id, (unsigned long long)pce->n_constraints, cuzk_now() - t);
         cuzk_pce_free(pce);
         if (rc)
             cuzk_fail_ctx(rc, "recording the constraint system of %s: ", fp->circuit_id);
@@ -599,7 +600,9 @@ static cuzk_err prepare(cuzk_jobs *j, job *jb)
         CUZK_TRY(ensure_synthetic(j, jb));
     if (post) {
         CUZK_TRY(decode_post(jb));
-        CUZK_TRY(ensure_filecoin(j, jb));
+        char who[64];
+        snprintf(who, sizeof who, "job=%s", jb->id);
+        CUZK_TRY(engine_filecoin_circuit(j, jb->fc, who));
     }
     cuzk_srs_circuit *circ = NULL;
     CUZK_TRY(cuzk_srs_acquire(j->srs, jb->circuit_id, &circ, NULL));

@@ -37,10 +37,18 @@ expect 0 "not Filecoin's" -- "$CUZK" setup --circuit post-winning-2k --out "$P"
 mv "$P/$WIN.pce" "$T/winning-setup.pce"
 
 ADDR="unix://$S/d.sock"
-"$DAEMON" --listen "$ADDR" --param-cache "$P" --log-file "$T/d.log" --workers 1 2>/dev/null &
+# A Filecoin circuit id in srs.preload: loaded (and checked by
+# --check-config) under its v28 name before the daemon says ready.
+expect 0 "config ok" -- "$DAEMON" --check-config --listen "$ADDR" --param-cache "$P" \
+    --preload post-window-2k
+expect 2 "srs.preload post-window-8m: $P/" -- "$DAEMON" --check-config --listen "$ADDR" \
+    --param-cache "$P" --preload post-window-8m
+"$DAEMON" --listen "$ADDR" --param-cache "$P" --log-file "$T/d.log" --workers 1 \
+    --preload post-window-2k 2>/dev/null &
 D=$!
 pids+=("$D")
 expect 0 "ready after" -- "$BENCH" wait-ready --addr "$ADDR" --timeout 60
+expect 0 "srs circuit=post-window-2k tier=hot" -- "$BENCH" status --addr "$ADDR"
 
 # prove NAME KIND NUMBER RAND DIR [more bench args]: the proof and its public
 # inputs in $T/NAME.proof / .public.
