@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The PoSt measurements of bench/RESULTS.md ("Filecoin PoSt on the H200") on
+# one GPU machine, from a bundle made by scripts/bundle.sh:
+#   winning  WinningPoSt 32 GiB through cuzk-daemon, parameters resident
+#            (preloaded), idle: request to proof bytes with cuzk-bench single
+#   load     WinningPoSt 32 GiB in process while the engine proves a
+#            10-partition 2^27 synthetic job (cuzk-bench post --load-log 27)
+#   window   a 32 GiB WindowPoSt partition (2,349 sectors) by phase
+#            (cuzk-bench post --registered-proof 13)
+#   params   the load rate of a multi-GiB .params file made by our setup,
+#            page cache dropped, through the daemon's preload
+# Usage: bench/post_h200.sh BUNDLE_DIR OUT_DIR [PARTS...]   (default: all)
+set -uo pipefail
+BD=$1
+O=$2
+shift 2
+parts=${*:-winning load window params}
+export LD_LIBRARY_PATH="$BD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+B="$BD/bin"
+W=${POST_WORK:-/tmp/cuzk-post-bench}
+rm -rf "$W" && mkdir -p "$W/params" "$O"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >"$O/gpu.txt" 2>&1
+nproc >>"$O/gpu.txt"
+R=$(printf '5a%.0s' $(seq 31))05 # 32 bytes, a canonical field element
+rc=0
+step() { # name command...: output to OUT/name.log, status and time to stdout
+    local name=$1
+    shift
+    echo "== $name: $*" | tee -a "$O/$name.log"
+    local t0=$SECONDS
+    "$@" >>"$O/$name.log" 2>&1
+    local r=$?
+    echo "== $name: rc=$r wall_s=$((SECONDS - t0))" | tee -a "$O/$name.log"
+    tail -n 3 "$O/$name.log"
+    [ $r -eq 0 ] || rc=1
+    return $r
+}
+drop_cache() { # FILE: out of the page cache, so a load reads the disk
+    python3 -c 'import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
+}
+daemon_start() { # LOG args...: a daemon on $W/d.sock; its pid in $DPID
+    local log=$1
+    shift
+    "$B/cuzk-daemon" --listen "unix://$W/d.sock" --log-file "$log" --budget 100GiB "$@" \
+        2>>"$log" &
+    DPID=$!
+    "$B/cuzk-bench" wait-ready --addr "unix://$W/d.sock" --timeout 600
+}
+daemon_stop() {
+    kill -TERM "$DPID" 2>/dev/null
+    wait "$DPID" 2>/dev/null
+}
+winning_daemon() {
+    "$B/cuzk" setup --circuit post-winning-32g --out "$W/params" --backend cuda || return 1
+    "$B/cuzk" gen post --proof-type winning --sector-size 32GiB --randomness "$R" \
+        --out "$W/n" || return 1
+    daemon_start "$O/winning-daemon.log" --param-cache "$W/params" --backend cuda \
+        --preload post-winning-32g || return 1
+    for i in $(seq 12); do
+        local t0 t1
+        t0=$(date +%s.%N)
+        "$B/cuzk-bench" single --addr "unix://$W/d.sock" --kind winning-post \
+            --registered-proof 3 --randomness "$R" --vanilla-dir "$W/n" --priority critical \
+            --out "$W/n.proof" || {
+            daemon_stop
+            return 1
+        }
+        t1=$(date +%s.%N)
+        awk -v i="$i" -v a="$t0" -v b="$t1" \
+            'BEGIN { printf "winning-daemon i=%d request_to_proof_s=%.3f\n", i, b - a }'
+    done
+    daemon_stop
+}
+params_rate() {
+    "$B/cuzk" setup --constraints 16777216 --public-inputs 4 --out "$W/params/big" \
+        --backend cuda || return 1
+    ls -l "$W/params/big.params"
+    drop_cache "$W/params/big.params"
+    daemon_start "$O/params-daemon.log" --param-cache "$W/params" --backend cuda \
+        --preload big || return 1
+    grep -E "srs (loading|parsing|parsed|ready) circuit=big" "$O/params-daemon.log" | tail -4
+    daemon_stop
+    drop_cache "$W/params/big.params"
+    daemon_start "$O/params-daemon-devonly.log" --param-cache "$W/params" --backend cuda \
+        --set srs.device_only=true --preload big || return 1
+    grep -E "srs ready circuit=big" "$O/params-daemon-devonly.log" | tail -1
+    daemon_stop
+}
+for p in $parts; do
+    case $p in
+    winning) step winning winning_daemon ;;
+    load)
+        step load "$B/cuzk-bench" post --registered-proof 3 --backend cuda --reps 3 \
+            --load-log 27 --load-partitions 10 --winning 6
+        ;;
+    window) step window "$B/cuzk-bench" post --registered-proof 13 --backend cuda --reps 3 ;;
+    params) step params params_rate ;;
+    *) echo "unknown part $p" >&2 && rc=2 ;;
+    esac
+done
+exit $rc
