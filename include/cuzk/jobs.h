@@ -229,6 +229,14 @@ void cuzk_jobs_free(cuzk_jobs *j);
 cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *req, char job_id[CUZK_JOB_ID_MAX],
                           uint32_t *queue_position, int *existing);
 
+/* When circuit_id is a Filecoin circuit of the registry ("post-window-32g"):
+ * its v28 parameters found in filecoin_dir, its constraint system built if
+ * missing, both registered with the SRS manager under that id, so that it
+ * can be preloaded (*is_filecoin = 1). Other ids: nothing (*is_filecoin =
+ * 0). EIO when the parameters are missing, EUNSUPPORTED for circuits cuzk
+ * does not prove yet. Blocks while the constraint system is built. */
+cuzk_err cuzk_jobs_filecoin_circuit(cuzk_jobs *j, const char *circuit_id, int *is_filecoin);
+
 /* Wait until the job ends or timeout_ms passes (0 = no limit), or *abort
  * becomes non-zero (a client that went away; may be NULL; wake waiters with
  * cuzk_jobs_wake). On timeout or abort the result has status TIMEOUT. EINVAL
