@@ -393,37 +393,100 @@ static int next_task(cuzk_jobs *j, task *t)
     return 0;
 }
 
+void cuzk_synthetic_id(const cuzk_job_request *req, char id[CUZK_SRS_ID_MAX + 1])
+{
+    snprintf(id, CUZK_SRS_ID_MAX + 1, "synthetic-n%llu-p%u-s%llu",
+             (unsigned long long)req->synthetic_constraints, req->synthetic_public_inputs,
+             (unsigned long long)req->synthetic_seed);
+}
+
+cuzk_err cuzk_synthetic_generate(const cuzk_job_request *req, const char *dir)
+{
+    char id[CUZK_SRS_ID_MAX + 1], pce_path[4096], params_path[4096], vk_path[4096];
+    cuzk_synthetic_id(req, id);
+    snprintf(pce_path, sizeof pce_path, "%s/%s.pce", dir, id);
+    snprintf(params_path, sizeof params_path, "%s/%s.params", dir, id);
+    snprintf(vk_path, sizeof vk_path, "%s/%s.vk", dir, id);
+    cuzk_synth_params sp = {req->synthetic_constraints, req->synthetic_public_inputs,
+                            req->synthetic_seed};
+    cuzk_r1cs *cs = NULL;
+    cuzk_pce *pce = NULL;
+    cuzk_err rc = cuzk_synth_build(&sp, 0, &cs);
+    if (!rc)
+        rc = cuzk_pce_from_r1cs(&pce, cs);
+    cuzk_r1cs_free(cs);
+    if (!rc)
+        rc = cuzk_pce_write(pce, pce_path);
+    if (!rc)
+        rc = cuzk_groth16_setup(pce, params_path, vk_path, NULL, NULL);
+    cuzk_pce_free(pce);
+    if (rc)
+        cuzk_fail_ctx(rc, "generating synthetic circuit %s: ", id);
+    return rc;
+}
+
+/* Host memory that generating a synthetic circuit's files takes at its
+ * peak, per constraint: the builder and the PCE, then setup's evaluation
+ * vectors next to the PCE (measured: 225 MiB at 10^6 constraints). */
+#define GEN_BYTES_PER_CONSTRAINT 256
+
+/* Reserve `need` bytes for work outside the pipeline (no lock held),
+ * waiting while partitions in flight hold the room. ENOMEM when it can
+ * never fit the budget, or when the job or the engine stops meanwhile. */
+static cuzk_err reserve_wait(cuzk_jobs *j, job *jb, uint64_t need, const char *what)
+{
+    cuzk_err rc = CUZK_OK;
+    pthread_mutex_lock(&j->lock);
+    while (!reserve(j, need, 1)) {
+        if (j->n_pool)
+            engine_pool_drain(j); /* pooled buffers give their room back first */
+        else if (j->stopping || engine_job_stopped(jb))
+            rc = cuzk_fail(CUZK_ENOMEM, "%s: stopped while waiting for memory", what);
+        else if (!j->n_synth && !j->n_ready && !j->n_prove && !j->n_final) {
+            cuzk_mem_stats ms;
+            cuzk_mem_stats_get(j->mem, &ms);
+            rc = cuzk_fail(CUZK_ENOMEM,
+                           "%s needs %llu bytes of working memory; with %llu bytes of SRS "
+                           "resident and %llu reserved by waiting jobs that exceeds the memory "
+                           "budget of %llu bytes (memory.budget)",
+                           what, (unsigned long long)need, (unsigned long long)engine_srs_bytes(j),
+                           (unsigned long long)ms.reserved, (unsigned long long)ms.budget);
+        } else
+            pthread_cond_wait(&j->changed, &j->lock);
+        if (rc)
+            break;
+    }
+    pthread_mutex_unlock(&j->lock);
+    return rc;
+}
+
 /* The synthetic circuit's files, generated into the parameter folder when
- * missing (setup with fresh toxic waste: fine for a test circuit). */
+ * missing (setup with fresh toxic waste: fine for a test circuit), with
+ * the memory that takes reserved against the budget meanwhile. */
 static cuzk_err ensure_synthetic(cuzk_jobs *j, job *jb)
 {
     pthread_mutex_lock(&j->gen_lock);
     cuzk_err rc = CUZK_OK;
-    if (!cuzk_srs_known(j->srs, jb->circuit_id)) {
-        char pce_path[4096], params_path[4096], vk_path[4096];
-        snprintf(pce_path, sizeof pce_path, "%s/%s.pce", j->param_dir, jb->circuit_id);
-        snprintf(params_path, sizeof params_path, "%s/%s.params", j->param_dir, jb->circuit_id);
-        snprintf(vk_path, sizeof vk_path, "%s/%s.vk", j->param_dir, jb->circuit_id);
+    uint64_t gen = jb->syn_n * GEN_BYTES_PER_CONSTRAINT;
+    char what[CUZK_SRS_ID_MAX + 64];
+    snprintf(what, sizeof what, "generating synthetic circuit %s", jb->circuit_id);
+    if (!cuzk_srs_known(j->srs, jb->circuit_id) && !(rc = reserve_wait(j, jb, gen, what))) {
         CUZK_INFO("job=%s event=generate circuit=%s folder=%s", jb->id, jb->circuit_id,
                   j->param_dir);
         double t = cuzk_now();
-        cuzk_synth_params sp = {jb->syn_n, jb->syn_public, jb->syn_seed};
-        cuzk_r1cs *cs = NULL;
-        cuzk_pce *pce = NULL;
-        rc = cuzk_synth_build(&sp, 0, &cs);
+        cuzk_job_request r = {.kind = CUZK_KIND_SYNTHETIC,
+                              .synthetic_constraints = jb->syn_n,
+                              .synthetic_public_inputs = jb->syn_public,
+                              .synthetic_seed = jb->syn_seed};
+        rc = cuzk_synthetic_generate(&r, j->param_dir);
         if (!rc)
-            rc = cuzk_pce_from_r1cs(&pce, cs);
-        cuzk_r1cs_free(cs);
-        if (!rc)
-            rc = cuzk_pce_write(pce, pce_path);
-        if (!rc)
-            rc = cuzk_groth16_setup(pce, params_path, vk_path, NULL, NULL);
-        cuzk_pce_free(pce);
-        if (rc)
-            cuzk_fail_ctx(rc, "generating synthetic circuit %s: ", jb->circuit_id);
-        else
             CUZK_INFO("job=%s event=generated circuit=%s time_s=%.3f", jb->id, jb->circuit_id,
                       cuzk_now() - t);
+        cuzk_mem_trim(); /* the builder's many small blocks */
+        pthread_mutex_lock(&j->lock);
+        cuzk_mem_unreserve(j->mem, gen);
+        pthread_cond_broadcast(&j->changed);
+        pthread_mutex_unlock(&j->lock);
     }
     pthread_mutex_unlock(&j->gen_lock);
     return rc;
@@ -453,10 +516,16 @@ static cuzk_err prepare(cuzk_jobs *j, job *jb)
     jb->res.inputs_per_partition = per;
     jb->circ = circ;
     CUZK_TRY(engine_hook(j, CUZK_HOOK_PREPARE, jb, 0, -1));
-    /* The working set: a, b, c, plus the witness (per partition when it
-     * comes with the request; once per job for a synthetic circuit). */
+    /* The working set: a, b, c, the prover's own scratch (a partition may
+     * be the one proving), plus the witness (per partition when it comes
+     * with the request; once per job for a synthetic circuit). */
+    uint64_t scratch = 0;
+    for (size_t i = 0; i < j->n_provers; i++) {
+        uint64_t s = cuzk_backend_host_scratch(j->provers[i].be, pce->log_domain, n_vars);
+        scratch = s > scratch ? s : scratch;
+    }
     jb->abc_bytes = 3 * m * sizeof(cuzk_fr);
-    jb->part_bytes = jb->abc_bytes;
+    jb->part_bytes = jb->abc_bytes + scratch;
     if (jb->kind == CUZK_KIND_SYNTHETIC)
         jb->job_bytes = n_vars * sizeof(cuzk_fr);
     else
