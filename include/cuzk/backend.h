@@ -105,6 +105,13 @@ int cuzk_backend_gpus(void);
 cuzk_err cuzk_backend_device_mem(int ordinal, size_t *free_bytes, size_t *total_bytes);
 /* The GPU ordinal a backend runs on, or -1 for the CPU backend. */
 int cuzk_backend_device(const cuzk_backend *be);
+/* Host memory (bytes) a proof of 2^log_m constraints and n_vars variables
+ * allocates at most at any moment on the backend's side, beyond the
+ * caller's a, b, c and witness: what a memory budget counts next to them.
+ * The CPU backend: the larger of its longest MSMs' scratch (msm.h) and the
+ * m-element scratch of H in snarkjs's basis. Device backends: 0 (their
+ * scratch is device memory). */
+uint64_t cuzk_backend_host_scratch(const cuzk_backend *be, unsigned log_m, size_t n_vars);
 
 /* The CPU reference of compute_h_odd_coset, for backends without one
  * (builds the NTT tables of size m each call: O(sqrt m) memory). */

@@ -197,8 +197,16 @@ typedef struct {
      * the prove workers do not wait for it when its turn comes. One job
      * ahead at most; it counts as running from then on. */
     int lookahead;
-    /* Host memory budget for resident SRS plus partition working sets
-     * (bytes, 0 = unlimited); the SRS manager's bytes count against it. */
+    /* Host memory budget (bytes, 0 = unlimited) for the resident SRS (the
+     * SRS manager's bytes) plus what the work admitted allocates: each
+     * partition's witness, a, b, c and the prover's host scratch
+     * (cuzk_backend_host_scratch), and the generation of a synthetic
+     * circuit's files. With it the process's sampled RSS stays within
+     * memory_budget + CUZK_MEM_MARGIN (mem.h). cuzk_jobs_new tunes the C
+     * allocator so that freed buffers leave the RSS at once
+     * (cuzk_mem_tune_allocator). Not counted: the GENERIC_R1CS witness
+     * images held for queued and running jobs (bounded by max_queued_bytes
+     * for queued ones). */
     uint64_t memory_budget;
     unsigned mem_sample_ms; /* RSS sampling interval (default 50) */
     /* GPU backends: once every prove worker keeps a circuit's parameters on
@@ -211,6 +219,12 @@ typedef struct {
 } cuzk_jobs_config;
 
 typedef struct cuzk_jobs cuzk_jobs;
+
+/* A SYNTHETIC circuit's id: "synthetic-n<constraints>-p<public>-s<seed>". */
+void cuzk_synthetic_id(const cuzk_job_request *req, char id[CUZK_SRS_ID_MAX + 1]);
+/* Its files (<id>.pce, .params, .vk in dir), made as the engine makes them
+ * on first use: the circuit built and set up with fresh toxic waste. */
+cuzk_err cuzk_synthetic_generate(const cuzk_job_request *req, const char *dir);
 
 /* Starts the workers (each prove worker opens its backend: EUNSUPPORTED
  * when it is not available). srs is borrowed and must outlive the engine. */

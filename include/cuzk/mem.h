@@ -23,6 +23,15 @@
 
 typedef struct cuzk_mem cuzk_mem;
 
+/* What memory.budget promises: the process's resident set, sampled at any
+ * moment, stays within the budget plus this margin. The budget counts the
+ * resident SRS (parsed copy and PCE, also while loading) and every large
+ * buffer of the work admitted (witnesses, a, b, c, the prover's scratch,
+ * generating a synthetic circuit); the margin covers what is not counted:
+ * code, thread stacks, small allocations, the few MiB of a parameter file
+ * mapped while it is read, allocator slack. */
+#define CUZK_MEM_MARGIN ((uint64_t)64 << 20)
+
 /* budget: bytes, 0 = unlimited. sample_ms > 0 starts the RSS sampler at that
  * interval. */
 cuzk_err cuzk_mem_new(uint64_t budget, unsigned sample_ms, cuzk_mem **out);
@@ -54,8 +63,25 @@ typedef struct {
 } cuzk_mem_stats;
 void cuzk_mem_stats_get(cuzk_mem *m, cuzk_mem_stats *out);
 
+/* Make the C library's allocator give big buffers back when they are
+ * freed, so that what the accountant counts is what stays resident: blocks
+ * of 1 MiB and more are always mapped apart from the heap (glibc's default
+ * threshold rises up to 32 MiB after the first big free, after which such
+ * buffers come from the heap and their pages may stay there once freed),
+ * and heap tops above 1 MiB are trimmed; free heap pages held so far go
+ * back too (cuzk_mem_trim). Process-wide and idempotent; cuzk_jobs_new
+ * calls it. */
+void cuzk_mem_tune_allocator(void);
+/* Give the free pages inside the allocator's heaps back to the system
+ * (after work that made many small allocations, such as building a
+ * circuit). */
+void cuzk_mem_trim(void);
+
 /* The process's resident set (bytes, /proc/self/statm), 0 when unknown. */
 uint64_t cuzk_mem_rss(void);
+/* The peak of that resident set over the process's life, as the kernel
+ * keeps it (VmHWM of /proc/self/status, bytes), 0 when unknown. */
+uint64_t cuzk_mem_peak_rss(void);
 /* MemAvailable of /proc/meminfo (bytes), 0 when unknown. */
 uint64_t cuzk_mem_available(void);
 

@@ -34,6 +34,12 @@ cuzk_err cuzk_msm_g1(blst_p1 *out, const blst_p1_affine *bases, size_t n_bases, 
 cuzk_err cuzk_msm_g2(blst_p2 *out, const blst_p2_affine *bases, size_t n_bases, const cuzk_fr *k,
                      const uint64_t *density, size_t n, cuzk_msm_stats *stats);
 
+/* The most scratch memory (bytes) one cuzk_msm_g1 (g2 == 0) or cuzk_msm_g2
+ * (g2 != 0) call over n entries allocates at once, with the thread pool at
+ * its current size: what a caller that budgets memory counts next to the
+ * MSM's own inputs. */
+size_t cuzk_msm_scratch_bytes(size_t n, int g2);
+
 /* Number of set bits among the first n bits of a bitmap. */
 uint64_t cuzk_bitmap_count(const uint64_t *bits, size_t n);
 /* Bit i of a bitmap. */

@@ -53,6 +53,11 @@ uint64_t cuzk_params_release_host(cuzk_params *p);
 
 enum {
     CUZK_PARAMS_CHECKED = 1, /* subgroup checks on every point (slow for big files) */
+    /* cuzk_params_parse: the buffer is a read-only file mapping (cuzk_mapfile);
+     * the pages of each decoded chunk are dropped from the process as it goes,
+     * so parsing holds the parsed copy and a few MiB of the file, not both
+     * copies (the kernel's page cache keeps the file). _read sets it. */
+    CUZK_PARAMS_DROP_PAGES = 2,
 };
 
 /* Byte sizes of the VK block at the start of .params/.vk. */

@@ -250,8 +250,9 @@ int bench_engine(int argc, char **argv)
     }
     printf("setup time_s=%.2f\n", cuzk_now() - t);
     char id[CUZK_SRS_ID_MAX + 1];
-    snprintf(id, sizeof id, "synthetic-n%llu-p%u-s%llu", (unsigned long long)n, n_public,
-             (unsigned long long)seed);
+    cuzk_job_request idr = {
+        .synthetic_constraints = n, .synthetic_public_inputs = n_public, .synthetic_seed = seed};
+    cuzk_synthetic_id(&idr, id);
     if ((e = cuzk_srs_manager_new(".", budget, &srs)) ||
         (e = cuzk_srs_adopt(srs, id, &params, pce))) {
         rc = bench_die("engine: srs", e);

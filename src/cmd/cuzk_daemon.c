@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include "cuzk/config.h"
 #include "cuzk/log.h"
+#include "cuzk/mem.h"
 #include "cuzk/threads.h"
 #include "cuzk/util.h"
 #include "daemon/daemon.h"
@@ -191,20 +192,6 @@ static void cli_free(cli *o)
         free(o->owned[i]);
 }
 
-/* MemAvailable from /proc/meminfo, in bytes (0 if unknown). */
-static uint64_t mem_available(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    unsigned long long kb = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return (uint64_t)kb * 1024;
-}
-
 /* The pid file is locked (flock) for the daemon's life: a second daemon
  * or a failed start finds it locked and leaves it alone, and the pid is
  * written into the locked file (not renamed over it, which would drop the
@@ -367,7 +354,7 @@ int main(int argc, char **argv)
         cuzk_threads_set(cfg.synthesis_threads);
     uint64_t budget = cfg.budget_bytes;
     if (cfg.budget_auto)
-        budget = mem_available() / 10 * 9;
+        budget = cuzk_mem_available() / 10 * 9;
     CUZK_INFO("memory budget=%llu bytes (%s) threads=%u", (unsigned long long)budget,
               cfg.budget_auto ? "auto: 90% of MemAvailable" : "memory.budget",
               cuzk_threads_count());

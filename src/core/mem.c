@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "cuzk/mem.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,18 +33,44 @@ uint64_t cuzk_mem_rss(void)
     return (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-uint64_t cuzk_mem_available(void)
+void cuzk_mem_tune_allocator(void)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f)
-        return 0;
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 20);
+#endif
+    cuzk_mem_trim();
+}
+
+void cuzk_mem_trim(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
+/* The "<key>: N kB" line of a /proc file, in bytes (0 when absent). */
+static uint64_t proc_kb(const char *path, const char *key_fmt)
+{
+    FILE *f = fopen(path, "r");
     char line[256];
     unsigned long long kb = 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, key_fmt, &kb) == 1)
             break;
-    fclose(f);
+    if (f)
+        fclose(f);
     return (uint64_t)kb * 1024;
+}
+
+uint64_t cuzk_mem_available(void)
+{
+    return proc_kb("/proc/meminfo", "MemAvailable: %llu kB");
+}
+
+uint64_t cuzk_mem_peak_rss(void)
+{
+    return proc_kb("/proc/self/status", "VmHWM: %llu kB");
 }
 
 static void *sampler_main(void *arg)

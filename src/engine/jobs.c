@@ -374,6 +374,7 @@ cuzk_err cuzk_jobs_new(const cuzk_jobs_config *cfg, cuzk_srs_manager *srs, cuzk_
         rc = cuzk_fail(CUZK_ENOMEM, "jobs: out of memory");
     else
         rc = cuzk_mem_new(cfg->memory_budget, j->cfg.mem_sample_ms, &j->mem);
+    cuzk_mem_tune_allocator();
     j->cfg.param_dir = j->param_dir;
     j->cfg.filecoin_dir = j->filecoin_dir;
     j->cfg.pce_dir = j->pce_dir;
@@ -558,8 +559,7 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
         jb->syn_public = r->synthetic_public_inputs;
         jb->syn_seed = r->synthetic_seed;
         jb->partitions = r->synthetic_partitions ? r->synthetic_partitions : 1;
-        snprintf(jb->circuit_id, sizeof jb->circuit_id, "synthetic-n%llu-p%u-s%llu",
-                 (unsigned long long)jb->syn_n, jb->syn_public, (unsigned long long)jb->syn_seed);
+        cuzk_synthetic_id(r, jb->circuit_id);
     }
     snprintf(jb->res.circuit_id, sizeof jb->res.circuit_id, "%s", jb->circuit_id);
     jb->parts = calloc(jb->partitions, sizeof *jb->parts);

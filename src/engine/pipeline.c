@@ -435,6 +435,85 @@ static uint64_t synthetic_usage(const char *dir)
     return total;
 }
 
+void cuzk_synthetic_id(const cuzk_job_request *req, char id[CUZK_SRS_ID_MAX + 1])
+{
+    snprintf(id, CUZK_SRS_ID_MAX + 1, "synthetic-n%llu-p%u-s%llu",
+             (unsigned long long)req->synthetic_constraints, req->synthetic_public_inputs,
+             (unsigned long long)req->synthetic_seed);
+}
+
+/* The files of a synthetic circuit into dir; the setup reports to
+ * progress (may be NULL), whose non-zero return stops it (ECANCELLED, no
+ * file left). */
+static cuzk_err synthetic_generate(const cuzk_job_request *req, const char *dir,
+                                   cuzk_progress_fn progress, void *ctx)
+{
+    char id[CUZK_SRS_ID_MAX + 1], pce_path[4096], params_path[4096], vk_path[4096];
+    cuzk_synthetic_id(req, id);
+    snprintf(pce_path, sizeof pce_path, "%s/%s.pce", dir, id);
+    snprintf(params_path, sizeof params_path, "%s/%s.params", dir, id);
+    snprintf(vk_path, sizeof vk_path, "%s/%s.vk", dir, id);
+    cuzk_synth_params sp = {req->synthetic_constraints, req->synthetic_public_inputs,
+                            req->synthetic_seed};
+    cuzk_r1cs *cs = NULL;
+    cuzk_pce *pce = NULL;
+    cuzk_err rc = cuzk_synth_build(&sp, 0, &cs);
+    if (!rc)
+        rc = cuzk_pce_from_r1cs(&pce, cs);
+    cuzk_r1cs_free(cs);
+    if (!rc)
+        rc = cuzk_pce_write(pce, pce_path);
+    cuzk_setup_options opt = {.progress = progress, .progress_ctx = ctx};
+    if (!rc)
+        rc = cuzk_groth16_setup_ex(pce, params_path, vk_path, NULL, &opt, NULL);
+    cuzk_pce_free(pce);
+    if (rc) {
+        unlink(pce_path);
+        cuzk_fail_ctx(rc, "generating synthetic circuit %s: ", id);
+    }
+    return rc;
+}
+
+cuzk_err cuzk_synthetic_generate(const cuzk_job_request *req, const char *dir)
+{
+    return synthetic_generate(req, dir, NULL, NULL);
+}
+
+/* Host memory that generating a synthetic circuit's files takes at its
+ * peak, per constraint: the builder and the PCE, then setup's evaluation
+ * vectors next to the PCE (measured: 225 MiB at 10^6 constraints). */
+#define GEN_BYTES_PER_CONSTRAINT 256
+
+/* Reserve `need` bytes for work outside the pipeline (no lock held),
+ * waiting while partitions in flight hold the room. ENOMEM when it can
+ * never fit the budget, or when the job or the engine stops meanwhile. */
+static cuzk_err reserve_wait(cuzk_jobs *j, job *jb, uint64_t need, const char *what)
+{
+    cuzk_err rc = CUZK_OK;
+    pthread_mutex_lock(&j->lock);
+    while (!reserve(j, need, 1)) {
+        if (j->n_pool)
+            engine_pool_drain(j); /* pooled buffers give their room back first */
+        else if (j->stopping || engine_job_stopped(jb))
+            rc = cuzk_fail(CUZK_ENOMEM, "%s: stopped while waiting for memory", what);
+        else if (!j->n_synth && !j->n_ready && !j->n_prove && !j->n_final) {
+            cuzk_mem_stats ms;
+            cuzk_mem_stats_get(j->mem, &ms);
+            rc = cuzk_fail(CUZK_ENOMEM,
+                           "%s needs %llu bytes of working memory; with %llu bytes of SRS "
+                           "resident and %llu reserved by waiting jobs that exceeds the memory "
+                           "budget of %llu bytes (memory.budget)",
+                           what, (unsigned long long)need, (unsigned long long)engine_srs_bytes(j),
+                           (unsigned long long)ms.reserved, (unsigned long long)ms.budget);
+        } else
+            pthread_cond_wait(&j->changed, &j->lock);
+        if (rc)
+            break;
+    }
+    pthread_mutex_unlock(&j->lock);
+    return rc;
+}
+
 /* Generation of a synthetic circuit's parameters: progress in the log, and
  * a stop when the job is cancelled (a drain past its grace period cancels
  * it too), which removes the setup's temporary files. */
@@ -452,7 +531,8 @@ static int synthetic_progress(void *ctx, uint64_t done, uint64_t total)
 }
 
 /* The synthetic circuit's files, generated into the engine's param_dir
- * when missing (setup with fresh toxic waste: fine for a test circuit) and
+ * when missing (setup with fresh toxic waste: fine for a test circuit),
+ * with the memory that takes reserved against the budget meanwhile, and
  * registered with the SRS manager. A circuit that cannot fit the memory
  * budget or the folder's cap fails first, without generating anything. */
 static cuzk_err ensure_synthetic(cuzk_jobs *j, job *jb)
@@ -463,7 +543,8 @@ static cuzk_err ensure_synthetic(cuzk_jobs *j, job *jb)
     snprintf(pce_path, sizeof pce_path, "%s/%s.pce", j->param_dir, jb->circuit_id);
     snprintf(params_path, sizeof params_path, "%s/%s.params", j->param_dir, jb->circuit_id);
     snprintf(vk_path, sizeof vk_path, "%s/%s.vk", j->param_dir, jb->circuit_id);
-    int present = !access(pce_path, F_OK) && !access(params_path, F_OK) && !access(vk_path, F_OK);
+    int present = cuzk_srs_known(j->srs, jb->circuit_id) ||
+                  (!access(pce_path, F_OK) && !access(params_path, F_OK) && !access(vk_path, F_OK));
     uint64_t disk, mem;
     synthetic_cost(jb->syn_n, &disk, &mem);
     if (!present && j->cfg.memory_budget && mem > j->cfg.memory_budget) {
@@ -484,36 +565,32 @@ static cuzk_err ensure_synthetic(cuzk_jobs *j, job *jb)
                            (unsigned long long)(used >> 20),
                            (unsigned long long)(j->cfg.synthetic_max_bytes >> 20));
     }
-    if (!rc && !present) {
+    uint64_t gen = jb->syn_n * GEN_BYTES_PER_CONSTRAINT;
+    char what[CUZK_SRS_ID_MAX + 64];
+    snprintf(what, sizeof what, "generating synthetic circuit %s", jb->circuit_id);
+    if (!rc && !present && !(rc = reserve_wait(j, jb, gen, what))) {
         CUZK_INFO("job=%s event=generate circuit=%s folder=%s", jb->id, jb->circuit_id,
                   j->param_dir);
         double t = cuzk_now();
-        cuzk_synth_params sp = {jb->syn_n, jb->syn_public, jb->syn_seed};
-        cuzk_r1cs *cs = NULL;
-        cuzk_pce *pce = NULL;
-        rc = cuzk_synth_build(&sp, 0, &cs);
-        if (!rc)
-            rc = cuzk_pce_from_r1cs(&pce, cs);
-        cuzk_r1cs_free(cs);
-        if (!rc)
-            rc = cuzk_pce_write(pce, pce_path);
+        cuzk_job_request r = {.kind = CUZK_KIND_SYNTHETIC,
+                              .synthetic_constraints = jb->syn_n,
+                              .synthetic_public_inputs = jb->syn_public,
+                              .synthetic_seed = jb->syn_seed};
         synthetic_gen g = {.jb = jb};
         char label[320];
         snprintf(label, sizeof label, "job=%s generating %s", jb->id, jb->circuit_id);
-        if (!rc && cuzk_progress_open(&g.log, label, 0, "points", NULL, CUZK_PROGRESS_LOG))
+        if (cuzk_progress_open(&g.log, label, 0, "points", NULL, CUZK_PROGRESS_LOG))
             g.log = NULL; /* no progress lines, but the setup goes on */
-        cuzk_setup_options opt = {.progress = synthetic_progress, .progress_ctx = &g};
-        if (!rc)
-            rc = cuzk_groth16_setup_ex(pce, params_path, vk_path, NULL, &opt, NULL);
+        rc = synthetic_generate(&r, j->param_dir, synthetic_progress, &g);
         cuzk_progress_finish(g.log);
-        cuzk_pce_free(pce);
-        if (rc) {
-            unlink(pce_path);
-            cuzk_fail_ctx(rc, "generating synthetic circuit %s: ", jb->circuit_id);
-        } else {
+        if (!rc)
             CUZK_INFO("job=%s event=generated circuit=%s time_s=%.3f", jb->id, jb->circuit_id,
                       cuzk_now() - t);
-        }
+        cuzk_mem_trim(); /* the builder's many small blocks */
+        pthread_mutex_lock(&j->lock);
+        cuzk_mem_unreserve(j->mem, gen);
+        pthread_cond_broadcast(&j->changed);
+        pthread_mutex_unlock(&j->lock);
     }
     if (!rc && !cuzk_srs_known(j->srs, jb->circuit_id) &&
         (rc = cuzk_srs_register(j->srs, jb->circuit_id, params_path, vk_path, pce_path)))
@@ -618,10 +695,16 @@ static cuzk_err prepare(cuzk_jobs *j, job *jb)
     jb->res.inputs_per_partition = per;
     jb->circ = circ;
     CUZK_TRY(engine_hook(j, CUZK_HOOK_PREPARE, jb, 0, -1));
-    /* The working set: a, b, c, plus the witness (per partition when it
-     * comes with the request; once per job for a synthetic circuit). */
+    /* The working set: a, b, c, the prover's own scratch (a partition may
+     * be the one proving), plus the witness (per partition when it comes
+     * with the request; once per job for a synthetic circuit). */
+    uint64_t scratch = 0;
+    for (size_t i = 0; i < j->n_provers; i++) {
+        uint64_t s = cuzk_backend_host_scratch(j->provers[i].be, pce->log_domain, n_vars);
+        scratch = s > scratch ? s : scratch;
+    }
     jb->abc_bytes = 3 * m * sizeof(cuzk_fr);
-    jb->part_bytes = jb->abc_bytes;
+    jb->part_bytes = jb->abc_bytes + scratch;
     if (jb->kind == CUZK_KIND_SYNTHETIC)
         jb->job_bytes = n_vars * sizeof(cuzk_fr);
     else

@@ -119,3 +119,14 @@ int cuzk_backend_device(const cuzk_backend *be)
 {
     return be->ops->device ? be->ops->device(be) : -1;
 }
+
+uint64_t cuzk_backend_host_scratch(const cuzk_backend *be, unsigned log_m, size_t n_vars)
+{
+    if (cuzk_backend_device(be) >= 0)
+        return 0;
+    size_t m = (size_t)1 << log_m, g1_n = m > n_vars ? m : n_vars; /* H, or A and B_G1 */
+    uint64_t s = cuzk_msm_scratch_bytes(g1_n, 0), s2 = cuzk_msm_scratch_bytes(n_vars, 1);
+    uint64_t h = (uint64_t)m * sizeof(cuzk_fr);
+    s = s > s2 ? s : s2;
+    return s > h ? s : h;
+}

@@ -94,7 +94,22 @@ typedef struct {
     const uint8_t *data;
     size_t size, off;
     const char *name;
+    int drop_pages; /* CUZK_PARAMS_DROP_PAGES */
 } cursor;
+
+/* Bytes of a section decoded between two drops of its source pages. */
+#define DROP_CHUNK_BYTES ((size_t)8 << 20)
+
+/* Drop the pages of a read-only file mapping that [p, p + n) begins in
+ * and covers whole, from the process (the page cache keeps them; a read
+ * faults them in again, so dropping is never wrong, only slower). */
+static void drop_pages(const uint8_t *p, size_t n)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t b = (uintptr_t)p / page * page, e = ((uintptr_t)p + n) / page * page;
+    if (e > b)
+        madvise((void *)b, e - b, MADV_DONTNEED);
+}
 
 static size_t cursor_left(const cursor *c)
 {
@@ -165,7 +180,22 @@ static cuzk_err read_section(cursor *c, const char *section, const group_desc *g
     if (!dst)
         return cuzk_fail(CUZK_ENOMEM, "%s: %s: cannot allocate %zu points", c->name, section, n);
     decode_job j = {.g = g, .src = c->data + c->off, .dst = dst, .checks = checks};
-    uint64_t first = cuzk_parallel_first(n, POINT_GRAIN, decode_bad, &j);
+    uint64_t first = UINT64_MAX;
+    /* With CUZK_PARAMS_DROP_PAGES the section goes in chunks whose source
+     * pages are dropped once decoded, so the mapping never holds more than
+     * a chunk of the file next to the parsed copy. */
+    size_t chunk = c->drop_pages ? DROP_CHUNK_BYTES / g->enc_bytes : n;
+    for (size_t at = 0; at < n && first == UINT64_MAX; at += chunk) {
+        size_t len = n - at < chunk ? n - at : chunk;
+        decode_job cj = j;
+        cj.src += at * g->enc_bytes;
+        cj.dst += at * g->aff_bytes;
+        uint64_t f = cuzk_parallel_first(len, POINT_GRAIN, decode_bad, &cj);
+        if (f != UINT64_MAX)
+            first = at + f;
+        else if (c->drop_pages)
+            drop_pages(c->data + c->off + at * g->enc_bytes, len * g->enc_bytes);
+    }
     if (first != UINT64_MAX) {
         size_t bad = (size_t)first;
         size_t off = c->off + bad * g->enc_bytes;
@@ -254,7 +284,7 @@ cuzk_err cuzk_params_parse(const uint8_t *data, size_t size, const char *name, c
     memset(out, 0, sizeof *out);
     if (!data && size)
         return cuzk_fail(CUZK_EINVAL, "cuzk_params_parse: data is NULL");
-    cursor c = {data, size, 0, name ? name : "<params>"};
+    cursor c = {data, size, 0, name ? name : "<params>", !!(flags & CUZK_PARAMS_DROP_PAGES)};
     cuzk_err e = parse_params_body(&c, out, flags);
     if (e != CUZK_OK)
         cuzk_params_free(out);
@@ -268,7 +298,7 @@ cuzk_err cuzk_vk_parse(const uint8_t *data, size_t size, const char *name, cuzk_
     memset(out, 0, sizeof *out);
     if (!data && size)
         return cuzk_fail(CUZK_EINVAL, "cuzk_vk_parse: data is NULL");
-    cursor c = {data, size, 0, name ? name : "<vk>"};
+    cursor c = {data, size, 0, name ? name : "<vk>", 0};
     cuzk_err e = parse_vk_body(&c, out);
     if (e != CUZK_OK)
         cuzk_vk_free(out);
@@ -282,7 +312,7 @@ cuzk_err cuzk_params_read(const char *path, cuzk_params *out, unsigned flags)
     memset(out, 0, sizeof *out);
     cuzk_mapfile m;
     CUZK_TRY(cuzk_mapfile_open(&m, path));
-    cuzk_err e = cuzk_params_parse(m.data, m.size, path, out, flags);
+    cuzk_err e = cuzk_params_parse(m.data, m.size, path, out, flags | CUZK_PARAMS_DROP_PAGES);
     cuzk_mapfile_close(&m);
     return e;
 }
@@ -291,7 +321,7 @@ cuzk_err cuzk_params_check_file(const char *path)
 {
     cuzk_mapfile m;
     CUZK_TRY(cuzk_mapfile_open(&m, path));
-    cursor c = {m.data, m.size, 0, path};
+    cursor c = {.data = m.data, .size = m.size, .name = path};
     cuzk_vk vk;
     memset(&vk, 0, sizeof vk);
     cuzk_err e = read_vk(&c, &vk);

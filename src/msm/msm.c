@@ -229,3 +229,20 @@ DEFINE_MSM(g1, blst_p1, blst_p1_affine, blst_p1_add_or_double, blst_p1s_add,
            blst_p1s_mult_pippenger, blst_p1s_mult_pippenger_scratch_sizeof, blst_p1_mult)
 DEFINE_MSM(g2, blst_p2, blst_p2_affine, blst_p2_add_or_double, blst_p2s_add,
            blst_p2s_mult_pippenger, blst_p2s_mult_pippenger_scratch_sizeof, blst_p2_mult)
+
+/* What cuzk_msm_g1/g2 allocate above: the split arrays, the partial sums and
+ * one Pippenger scratch per piece. A piece holds at most
+ * max(n / threads, 1024) + 1 entries (pieces = min(threads, nsig / 1024 + 1)
+ * and nsig <= n). */
+size_t cuzk_msm_scratch_bytes(size_t n, int g2)
+{
+    size_t nblocks = (n + BLOCK_ENTRIES - 1) / BLOCK_ENTRIES, pieces = cuzk_threads_count();
+    size_t pt = g2 ? sizeof(blst_p2) : sizeof(blst_p1);
+    size_t per_piece = (pieces ? n / pieces : n) + 1;
+    if (per_piece < 1025)
+        per_piece = 1025;
+    size_t pipp = g2 ? blst_p2s_mult_pippenger_scratch_sizeof(per_piece)
+                     : blst_p1s_mult_pippenger_scratch_sizeof(per_piece);
+    return nblocks * (sizeof(uint64_t) * 3 + sizeof(uint32_t) + pt) + (n + 1) * sizeof(void *) +
+           n * sizeof(blst_scalar) + pieces * (pt + pipp + 2 * sizeof(void *));
+}

@@ -24,12 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define PATH_MAX_LEN 4096
-#define READ_CHUNK ((size_t)64 << 20)
+#define READ_CHUNK ((size_t)8 << 20)
 #define PROGRESS_EVERY_S 2.0
 
 typedef struct srs_entry {
@@ -326,7 +327,8 @@ static cuzk_err parse_with_ticker(srs_entry *e, const char *pp)
     pthread_cond_init(&tk.done_cv, NULL);
     pthread_t th;
     int have_thread = pthread_create(&th, NULL, ticker_main, &tk) == 0;
-    cuzk_err rc = cuzk_params_parse(e->map.data, e->map.size, pp, &e->params, 0);
+    cuzk_err rc =
+        cuzk_params_parse(e->map.data, e->map.size, pp, &e->params, CUZK_PARAMS_DROP_PAGES);
     pthread_mutex_lock(&tk.lock);
     tk.done = 1;
     pthread_cond_signal(&tk.done_cv);
@@ -341,7 +343,9 @@ static cuzk_err parse_with_ticker(srs_entry *e, const char *pp)
     return rc;
 }
 
-/* Read every page of the mapping once, logging progress. */
+/* Read every page of the mapping once, logging progress: the file comes
+ * into the page cache, and each chunk's pages leave the process again, so
+ * the RSS does not hold the file next to the parsed copy that follows. */
 static void read_pages(const char *id, const cuzk_mapfile *map)
 {
     double t0 = cuzk_now(), last = t0;
@@ -350,6 +354,7 @@ static void read_pages(const char *id, const cuzk_mapfile *map)
         size_t end = at + READ_CHUNK < map->size ? at + READ_CHUNK : map->size;
         for (size_t i = at; i < end; i += 4096)
             sink ^= map->data[i];
+        madvise((void *)(uintptr_t)(map->data + at), end - at, MADV_DONTNEED);
         double now = cuzk_now();
         if (now - last >= PROGRESS_EVERY_S && end < map->size) {
             double rate = (double)end / (now - t0);

@@ -6,6 +6,7 @@
 #define CUZK_TEST_ENGINE_FIXTURE_H
 
 #include "check.h"
+#include "cuzk/backend.h"
 #include "cuzk/groth16.h"
 #include "cuzk/jobs.h"
 #include "cuzk/synth.h"
@@ -122,6 +123,18 @@ static inline cuzk_job_request gen_req(const uint8_t *const *wits, const size_t 
     r.witness_sizes = sizes;
     r.n_witnesses = parts;
     return r;
+}
+
+/* The CPU prover's host scratch for a proof of that circuit: part of a
+ * partition's working set under a memory budget. */
+static inline uint64_t prover_scratch(const cuzk_pce *pce)
+{
+    cuzk_backend *be = NULL;
+    if (cuzk_backend_open("cpu", &be) != CUZK_OK)
+        return 0;
+    uint64_t s = cuzk_backend_host_scratch(be, pce->log_domain, pce->n_inputs + pce->n_aux);
+    cuzk_backend_close(be);
+    return s;
 }
 
 /* 1 when every partition proof of a COMPLETED result verifies with the

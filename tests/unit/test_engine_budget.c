@@ -104,9 +104,15 @@ int main(void)
     uint64_t s1 = srs_bytes_of(fx.srs, "synthetic-n1024-p2-s21");
     uint64_t s2 = srs_bytes_of(fx.srs, "synthetic-n1024-p2-s22");
     CHECK(s1 > 0 && s2 > 0);
-    /* One SRS plus a partition (a, b, c: 3 x 1024 x 32 bytes) and its job's
-     * witness (~1030 x 32), with a little slack: never both SRS. */
-    uint64_t work = 3 * 1024 * 32 + 1100 * 32;
+    /* One SRS plus a partition (a, b, c: 3 x 1024 x 32 bytes, the prover's
+     * scratch) and its job's witness (~1030 x 32), with a little slack:
+     * never both SRS. */
+    cuzk_srs_circuit *c = NULL;
+    CHECK_OK(cuzk_srs_acquire(fx.srs, "synthetic-n1024-p2-s21", &c, NULL));
+    if (!c)
+        return check_done("test_engine_budget");
+    uint64_t work = 3 * 1024 * 32 + prover_scratch(c->pce) + 1100 * 32;
+    cuzk_srs_release(fx.srs, c);
     uint64_t budget = (s1 > s2 ? s1 : s2) + work + 4096;
     CHECK(budget < s1 + s2);
     cfg.memory_budget = budget;

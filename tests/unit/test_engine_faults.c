@@ -833,14 +833,15 @@ static void case_cancel(void)
 static void case_budget(void)
 {
     const char *what = "memory budget";
-    /* The working set of one "gen" partition (a, b, c over the domain plus
-     * its witness) and the resident size of its SRS. */
+    /* The working set of one "gen" partition (a, b, c over the domain, the
+     * prover's scratch and its witness) and the resident size of its SRS. */
     cuzk_srs_circuit *c = NULL;
     CHECK_OK(cuzk_srs_acquire(fx.srs, "gen", &c, NULL));
     if (!c)
         return;
     uint64_t m = (uint64_t)1 << c->pce->log_domain;
-    uint64_t need = 3 * m * sizeof(cuzk_fr) + (c->pce->n_inputs + c->pce->n_aux) * sizeof(cuzk_fr);
+    uint64_t need = 3 * m * sizeof(cuzk_fr) + prover_scratch(c->pce) +
+                    (c->pce->n_inputs + c->pce->n_aux) * sizeof(cuzk_fr);
     cuzk_srs_release(fx.srs, c);
     cuzk_srs_info *list = NULL;
     size_t n = 0;
