@@ -123,6 +123,37 @@ static cuzk_err fill_sector(const cuzk_fc_proof *fp, const cuzk_merkle_shape *sh
     return CUZK_OK;
 }
 
+/* The sectors of a partition checked and filled on the thread pool (each
+ * checks its paths against their roots: hundreds of thousands of Poseidon
+ * hashes for a 32 GiB WindowPoSt partition). */
+typedef struct {
+    const cuzk_fc_proof *fp;
+    const cuzk_merkle_shape *shape;
+    const uint8_t *randomness;
+    uint32_t partition_index;
+    const cuzk_post_sector_proof *vanilla;
+    cuzk_post_partition *out;
+    cuzk_err *errs;
+    char (*msgs)[320];
+} fill_job;
+
+static void fill_range(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    fill_job *f = ctx;
+    size_t nc = f->fp->challenges;
+    for (size_t i = begin; i < end; i++) {
+        int winning = f->fp->family == CUZK_FC_WINNING;
+        size_t vi = winning ? 0 : i, first = winning ? i : 0;
+        uint64_t sector_index = (uint64_t)f->partition_index * f->fp->sectors + i;
+        f->errs[i] =
+            fill_sector(f->fp, f->shape, f->randomness, &f->vanilla[vi], vi, sector_index, first,
+                        &f->out->proof_ptrs[i * nc], &f->out->leaves[i * nc], &f->out->sectors[i]);
+        if (f->errs[i])
+            snprintf(f->msgs[i], sizeof f->msgs[i], "%s", cuzk_errmsg());
+    }
+}
+
 cuzk_err cuzk_post_partition_build(const cuzk_fc_proof *fp, const uint8_t randomness[32],
                                    uint32_t partition_index, const cuzk_post_sector_proof *vanilla,
                                    size_t n_vanilla, cuzk_post_partition *out)
@@ -160,15 +191,19 @@ cuzk_err cuzk_post_partition_build(const cuzk_fc_proof *fp, const uint8_t random
         cuzk_post_partition_free(out);
         return cuzk_fail(CUZK_ENOMEM, "out of memory for a partition of %zu sectors", ns);
     }
-    cuzk_err e = CUZK_OK;
     size_t filled = fp->family == CUZK_FC_WINNING ? ns : n_vanilla;
-    for (size_t i = 0; i < filled && !e; i++) {
-        size_t vi = fp->family == CUZK_FC_WINNING ? 0 : i;
-        size_t first = fp->family == CUZK_FC_WINNING ? i : 0;
-        uint64_t sector_index = (uint64_t)partition_index * fp->sectors + i;
-        e = fill_sector(fp, &shape, randomness, &vanilla[vi], vi, sector_index, first,
-                        &out->proof_ptrs[i * nc], &out->leaves[i * nc], &out->sectors[i]);
-    }
+    fill_job fj = {fp, &shape, randomness, partition_index, vanilla, out, NULL, NULL};
+    fj.errs = calloc(filled, sizeof *fj.errs);
+    fj.msgs = calloc(filled, sizeof *fj.msgs);
+    cuzk_err e = fj.errs && fj.msgs ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    if (!e)
+        cuzk_parallel_for(filled, 1, fill_range, &fj);
+    /* The first sector that fails is the one named, whatever the threads. */
+    for (size_t i = 0; i < filled && !e; i++)
+        if (fj.errs[i])
+            e = cuzk_fail(fj.errs[i], "%s", fj.msgs[i]);
+    free(fj.errs);
+    free(fj.msgs);
     /* A short WindowPoSt partition repeats its last sector. */
     for (size_t i = filled; i < ns && !e; i++)
         out->sectors[i] = out->sectors[filled - 1];
@@ -273,7 +308,21 @@ typedef struct {
     cuzk_cs **parts;
     cuzk_err *errs;
     char (*msgs)[256];
+    size_t *in_at, *aux_at, n_in; /* where each chunk's variables go in w */
+    cuzk_fr *w;
 } witness_job;
+
+static void witness_place(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    witness_job *j = ctx;
+    for (size_t c = begin; c < end; c++) {
+        const cuzk_cs *cs = j->parts[c];
+        memcpy(j->w + 1 + j->in_at[c], cuzk_cs_inputs(cs) + 1,
+               (cuzk_cs_num_inputs(cs) - 1) * sizeof *j->w);
+        memcpy(j->w + j->n_in + j->aux_at[c], cuzk_cs_aux(cs), cuzk_cs_num_aux(cs) * sizeof *j->w);
+    }
+}
 
 static void witness_chunk(void *ctx, size_t begin, size_t end, unsigned worker)
 {
@@ -309,26 +358,45 @@ cuzk_err cuzk_post_witness(const cuzk_post_partition *p, cuzk_fr **w, size_t *n)
     job.parts = calloc(chunks, sizeof *job.parts);
     job.errs = calloc(chunks, sizeof *job.errs);
     job.msgs = calloc(chunks, sizeof *job.msgs);
-    cuzk_cs *dst = NULL;
-    cuzk_err e = job.parts && job.errs && job.msgs ? cuzk_cs_new(&dst, CUZK_CS_WITNESS)
-                                                   : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    cuzk_err e =
+        job.parts && job.errs && job.msgs ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
     if (!e)
         cuzk_parallel_for(chunks, 1, witness_chunk, &job);
     for (size_t c = 0; c < chunks && !e; c++)
         if (job.errs[c])
             e = cuzk_fail(job.errs[c], "%s", job.msgs[c]);
-    for (size_t c = 0; c < chunks && !e; c++)
-        e = cuzk_cs_extend(dst, job.parts[c]);
-    if (!e)
-        e = cuzk_cs_finish(dst);
-    if (!e)
-        e = cuzk_cs_assignment(dst, w, n);
+    /* The assignment (1, inputs, aux) is the chunks' inputs (without their
+     * own ONE) then their aux, in chunk order: what cuzk_cs_extend would
+     * make, written straight into place by all threads (gigabytes at full
+     * size) instead of through an intermediate system. */
+    job.in_at = calloc(chunks + 1, sizeof *job.in_at);
+    job.aux_at = calloc(chunks + 1, sizeof *job.aux_at);
+    if (!e && (!job.in_at || !job.aux_at))
+        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
+    for (size_t c = 0; c < chunks && !e; c++) {
+        job.in_at[c + 1] = job.in_at[c] + cuzk_cs_num_inputs(job.parts[c]) - 1;
+        job.aux_at[c + 1] = job.aux_at[c] + cuzk_cs_num_aux(job.parts[c]);
+    }
+    if (!e) {
+        job.n_in = 1 + job.in_at[chunks];
+        *n = job.n_in + job.aux_at[chunks];
+        if (!(job.w = malloc(*n * sizeof *job.w)))
+            e = cuzk_fail(CUZK_ENOMEM, "out of memory for a witness of %zu variables", *n);
+    }
+    if (!e) {
+        cuzk_fr_one(&job.w[0]);
+        cuzk_parallel_for(chunks, 1, witness_place, &job);
+        *w = job.w;
+    } else {
+        *n = 0;
+    }
     for (size_t c = 0; job.parts && c < chunks; c++)
         cuzk_cs_free(job.parts[c]);
-    cuzk_cs_free(dst);
     free(job.parts);
     free(job.errs);
     free(job.msgs);
+    free(job.in_at);
+    free(job.aux_at);
     return e;
 }
 
