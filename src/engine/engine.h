@@ -50,6 +50,7 @@ typedef struct part {
     int oom_retried;      /* one retry after a device out-of-memory */
     int builds_witness;   /* it builds its synthetic job's shared witness */
     int lookahead;        /* admitted ahead of a full pipeline (pipeline.c) */
+    int express;          /* a CRITICAL partition admitted past a full pipeline */
     cuzk_proof proof;
 } part;
 
@@ -162,7 +163,7 @@ struct cuzk_jobs {
     part *final_head, *final_tail;
     size_t n_queued, n_running, n_done;
     uint64_t queued_bytes; /* witness bytes held by queued jobs */
-    uint32_t n_prep, n_synth, n_ready, n_prove, n_final, n_lookahead;
+    uint32_t n_prep, n_synth, n_ready, n_prove, n_final, n_lookahead, n_express;
     uint64_t next_id, next_seq;
     int draining, stopping;
     uint64_t outcome[CUZK_JOBS_N_KINDS][3]; /* completed, failed, cancelled */

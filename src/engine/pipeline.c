@@ -280,12 +280,21 @@ static int next_task(cuzk_jobs *j, task *t)
     /* Full: only look ahead, preparing the jobs behind and building the
      * witness of one (seconds of single-threaded work the GPUs would
      * otherwise wait for when that job's turn comes). */
-    int full = j->n_synth - j->n_lookahead + j->n_ready >= j->cfg.pipeline_depth;
-    if (full && !j->cfg.lookahead)
+    int full = j->n_synth - j->n_lookahead - j->n_express + j->n_ready >= j->cfg.pipeline_depth;
+    /* A CRITICAL job (WinningPoSt has a deadline) does not wait for a full
+     * pipeline to drain: one of its partitions at a time may be synthesized
+     * past the depth, and the ready list puts it before the lower-priority
+     * partitions waiting there, so it waits at most for the partition the
+     * prove worker holds. */
+    int express = full && j->qhead[N_PRIO - 1] && !j->n_express;
+    if (full && !j->cfg.lookahead && !express)
         return 0;
     int witnessed = 0; /* jobs passed whose shared witness is built */
     for (int pr = N_PRIO - 1; pr >= 0; pr--) {
         int busy = 0; /* a job of this level is being prepared */
+        int level_full = full && !(express && pr == N_PRIO - 1);
+        if (level_full && !j->cfg.lookahead)
+            return 0;
         for (job *jb = j->qhead[pr], *nx; jb; jb = nx) {
             nx = jb->next_q;
             if (engine_job_stopped(jb))
@@ -298,7 +307,7 @@ static int next_task(cuzk_jobs *j, task *t)
                         (jb->kind == CUZK_KIND_SYNTHETIC && jb->wit_state == WIT_BUILDING) ||
                         (jb->prep == PREP_READY && pin_pending(j, jb));
             int lookahead = 0;
-            if (full) {
+            if (level_full) {
                 /* One job ahead at most: the first synthetic one without its
                  * witness, once nothing heavy is under way and only the head
                  * job has its witness. */
@@ -391,11 +400,13 @@ static int next_task(cuzk_jobs *j, task *t)
             }
             t->p->lookahead = lookahead;
             j->n_lookahead += (uint32_t)lookahead;
+            t->p->express = full && !level_full;
+            j->n_express += (uint32_t)t->p->express;
             return 1;
         }
         /* Lower levels wait until this one's preparations are done, so a
          * higher-priority job never finds its pipeline filled by lower ones. */
-        if (busy && !full)
+        if (busy && !level_full)
             return 0;
     }
     return 0;
@@ -861,7 +872,8 @@ static void *synthesis_main(void *arg)
         pthread_mutex_lock(&j->lock);
         j->n_synth--;
         j->n_lookahead -= (uint32_t)p->lookahead;
-        p->lookahead = 0;
+        j->n_express -= (uint32_t)p->express;
+        p->lookahead = p->express = 0;
         jb->res.synthesis_ms += engine_to_ms(cuzk_now() - t0);
         if (builds_witness)
             jb->wit_state = jb->syn_w ? WIT_READY : WIT_NONE;

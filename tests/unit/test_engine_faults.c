@@ -992,6 +992,53 @@ static void case_refill(void)
     engine_stop(what);
 }
 
+/* ---- 11. A CRITICAL job past a full pipeline: with depth 1 and a NORMAL
+ * job's partition 0 held in PROVE and its partition 1 READY (the pipeline
+ * is full), a CRITICAL job is still synthesized at once, and is proved
+ * before the NORMAL partition waiting in the ready list: it waits for the
+ * partition on the prove worker only (WinningPoSt's deadline). */
+
+static long first_event(const char *id, int point, int part)
+{
+    pthread_mutex_lock(&hk.mu);
+    long at = -1;
+    for (size_t i = 0; i < hk.n_ev && at < 0; i++)
+        if (!strcmp(hk.ev[i].id, id) && (int)hk.ev[i].point == point &&
+            (part == ANY || (int)hk.ev[i].partition == part))
+            at = (long)i;
+    pthread_mutex_unlock(&hk.mu);
+    return at;
+}
+
+static void case_express(void)
+{
+    const char *what = "critical past a full pipeline";
+    pipeline_depth = 1;
+    engine_start(0, 1, 0);
+    pipeline_depth = 0;
+    set_behaviour(hold_first_prove);
+    char x[ID], c[ID];
+    submit_as(gen(2), 0, x);
+    CHECK(wait_events(x, CUZK_HOOK_PROVE, 0, 1));
+    stage_query q = {x, 1, 2, CUZK_PART_READY};
+    CHECK(poll_status(parts_in_stage, &q)); /* the pipeline is full */
+    cuzk_job_request rc = gen(1);
+    rc.priority = CUZK_PRIO_CRITICAL;
+    submit_as(rc, 1, c);
+    stage_query qc = {c, 0, 1, CUZK_PART_READY};
+    int admitted = poll_status(parts_in_stage, &qc);
+    if (!admitted)
+        fprintf(stderr, "%s: the CRITICAL job was not synthesized while the pipeline was full\n",
+                what);
+    CHECK(admitted);
+    set_release(1);
+    expect_done(what, c);
+    expect_done(what, x);
+    long pc = first_event(c, CUZK_HOOK_PROVE, 0), px = first_event(x, CUZK_HOOK_PROVE, 1);
+    CHECK(pc >= 0 && px >= 0 && pc < px);
+    engine_stop(what);
+}
+
 /* Every circuit once, so synthetic files exist and SRS sizes are known. */
 static void warm_up(void)
 {
@@ -1024,6 +1071,7 @@ int main(void)
     case_budget();
     case_drain();
     case_refill();
+    case_express();
     fixture_close(&fx);
     return check_done("test_engine_faults");
 }
