@@ -21,6 +21,13 @@ static void write_toml(const char *text)
 
 static void test_defaults(void)
 {
+    {
+        cuzk_config d;
+        CHECK_OK(cuzk_config_defaults(&d));
+        CHECK(!d.synthetic_enabled && !strcmp(d.synthetic_param_dir, "/var/tmp/cuzk-synthetic") &&
+              d.synthetic_max_bytes == (uint64_t)16 << 30 && !strcmp(d.pce_dir, ""));
+        cuzk_config_free(&d);
+    }
     unsetenv("FIL_PROOFS_PARAMETER_CACHE");
     cuzk_config c;
     CHECK_OK(cuzk_config_defaults(&c));
@@ -108,6 +115,20 @@ static void test_full_file(void)
     CHECK(c.n_preload == 3 && !strcmp(c.preload[0], "a") && !strcmp(c.preload[2], "c"));
     CHECK_OK(cuzk_config_set(&c, "srs.preload", ""));
     CHECK(c.n_preload == 0);
+    /* daemon.backend cuda:N pins every worker to GPU N; N is an ordinal. */
+    CHECK_OK(cuzk_config_set(&c, "daemon.backend", "cuda:3"));
+    CHECK(!strcmp(c.backend, "cuda:3"));
+    CHECK_ERR(cuzk_config_set(&c, "daemon.backend", "cuda:x"), CUZK_EINVAL, "cuda:N");
+    CHECK_ERR(cuzk_config_set(&c, "daemon.backend", "cuda:"), CUZK_EINVAL, "cuda:N");
+    CHECK_ERR(cuzk_config_set(&c, "daemon.backend", "cuda:99999"), CUZK_EINVAL, "cuda:N");
+    /* [synthetic]: off by default, its own folder, a cap. */
+    CHECK_OK(cuzk_config_set(&c, "synthetic.enabled", "true"));
+    CHECK_OK(cuzk_config_set(&c, "synthetic.param_dir", "/s"));
+    CHECK_OK(cuzk_config_set(&c, "synthetic.max_bytes", "2GiB"));
+    CHECK(c.synthetic_enabled && !strcmp(c.synthetic_param_dir, "/s") &&
+          c.synthetic_max_bytes == (uint64_t)2 << 30);
+    CHECK_ERR(cuzk_config_set(&c, "synthetic.max_bytes", "0"), CUZK_EINVAL, "> 0");
+    CHECK_ERR(cuzk_config_set(&c, "synthetic.param_dir", ""), CUZK_EINVAL, "must not be empty");
     cuzk_config_free(&c);
 }
 
