@@ -44,6 +44,12 @@ int cmd_params_main(int argc, char **argv);
  * request's vanilla proofs against the circuit (post check). */
 int cmd_gen_main(int argc, char **argv);
 int cmd_post_main(int argc, char **argv);
+/* cmd_post.c: a size as "32GiB", "2KiB", "512MiB" (any case) or a byte
+ * count; -1 for anything else or an overflow. */
+int cmd_parse_size(const char *s, uint64_t *out);
+/* cmd_piece.c: piece commitments and their CIDs (piece commp, piece cid,
+ * piece commd). */
+int cmd_piece_main(int argc, char **argv);
 
 /* cuzk.c: the failure of a command: "cuzk: <what>: <message> (<CODE>)" and
  * 2, or when SIGINT / SIGTERM stopped it (cmd_progress_start) "cuzk: <what>:

@@ -74,7 +74,7 @@ static int parse_u64(const char *s, uint64_t *out)
 }
 
 /* "32GiB", "2KiB", "512MiB" (any case) or a byte count. */
-static int parse_size(const char *s, uint64_t *out)
+int cmd_parse_size(const char *s, uint64_t *out)
 {
     char *end;
     errno = 0;
@@ -202,7 +202,7 @@ static cuzk_err resolve_proof(const post_opts *o, const cuzk_fc_proof **out)
         else
             return cuzk_fail(CUZK_EINVAL, "--proof-type \"%s\": window or winning", o->proof_type);
     }
-    if (o->sector_size && parse_size(o->sector_size, &size))
+    if (o->sector_size && cmd_parse_size(o->sector_size, &size))
         return cuzk_fail(CUZK_EINVAL,
                          "--sector-size \"%s\": 2KiB, 8MiB, 512MiB, 32GiB, 64GiB or bytes",
                          o->sector_size);

@@ -16,7 +16,8 @@
  *   and for circom / snarkjs files (cmd_snark.c): prove --zkey, verify --vkey,
  *   setup --r1cs, convert; Filecoin PoSt (cmd_post.c): gen post, post check
  *   and the Filecoin proof-type registry (cmd_filecoin.c): filecoin list,
- *   params check
+ *   params check; piece commitments and CIDs (cmd_piece.c): piece commp,
+ *   piece cid, piece commd
  *
  * `cuzk --help` prints every usage line, `cuzk CMD ... --help` (or -h) those
  * of CMD (nested ones too: circuit stats --help), to stdout, exit 0, and
@@ -871,6 +872,11 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk post check (--registered-proof N | --proof-type window|winning --sector-size S\n"
      "               [--api-version V]) --randomness HEX (--prover-id HEX | --miner-id M)\n"
      "               [--partition-index K] [--sectors-in-circuit N] FILE...\n"},
+    {"piece", cmd_piece_main,
+     "  cuzk piece commp FILE\n"
+     "  cuzk piece cid HEX --sealed|--unsealed\n"
+     "  cuzk piece cid CID\n"
+     "  cuzk piece commd --sector-size S [CID:PADDED_SIZE ...]\n"},
     {NULL, NULL, NULL},
 };
 
