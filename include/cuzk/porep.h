@@ -67,9 +67,12 @@ typedef struct {
 /* EINVAL unless nodes is in 2 .. 2^31 (64 GiB) and api is a known version. */
 cuzk_err cuzk_porep_graph_init(cuzk_porep_graph *g, uint64_t nodes, const uint8_t porep_id[32],
                                cuzk_fc_api api);
-/* node's 6 DRG parents then its 8 expander parents (node < g->nodes), in
- * rust-fil-proofs' order. */
-void cuzk_porep_parents(const cuzk_porep_graph *g, uint32_t node, uint32_t out[CUZK_POREP_DEGREE]);
+/* node's 6 DRG parents then its 8 expander parents, in rust-fil-proofs'
+ * order. EINVAL when node is not below g->nodes; ENOMEM or EINTERNAL when
+ * libcrypto cannot give a BLAKE2b-512 digest. About 25 µs a node (some 50
+ * BLAKE2b digests). */
+cuzk_err cuzk_porep_parents(const cuzk_porep_graph *g, uint32_t node,
+                            uint32_t out[CUZK_POREP_DEGREE]);
 
 /* A seal's circuit parameters: sector size, partitions, challenges per
  * partition, porep_id and API version. */

@@ -192,8 +192,10 @@ static void drg_parents(const cuzk_porep_graph *g, uint32_t node, uint32_t *p)
 /* ---- Expander parents: a Feistel permutation ---- */
 
 /* Round function: BLAKE2b-512 of right and key as u64 big-endian, its first
- * 8 bytes big-endian, masked to a half. */
-static uint64_t feistel_round(uint64_t right, uint64_t key, uint64_t mask)
+ * 8 bytes big-endian, masked to a half. ctx is reused across rounds: a fresh
+ * context per digest costs three times the digest itself. */
+static int feistel_round(EVP_MD_CTX *ctx, uint64_t right, uint64_t key, uint64_t mask,
+                         uint64_t *out)
 {
     uint8_t in[16], h[EVP_MAX_MD_SIZE];
     for (int i = 0; i < 8; i++) {
@@ -201,46 +203,65 @@ static uint64_t feistel_round(uint64_t right, uint64_t key, uint64_t mask)
         in[8 + i] = (uint8_t)(key >> (56 - 8 * i));
     }
     unsigned len = 0;
-    /* A failing digest of 16 in-memory bytes means a broken libcrypto; the
-     * zeroed output then fails the tests rather than going unnoticed. */
-    if (EVP_Digest(in, sizeof in, h, &len, EVP_blake2b512(), NULL) != 1 || len < 8)
-        memset(h, 0, 8);
+    if (EVP_DigestInit_ex(ctx, EVP_blake2b512(), NULL) != 1 ||
+        EVP_DigestUpdate(ctx, in, sizeof in) != 1 || EVP_DigestFinal_ex(ctx, h, &len) != 1 ||
+        len < 8)
+        return 0;
     uint64_t v = 0;
     for (int i = 0; i < 8; i++)
         v = v << 8 | h[i];
-    return v & mask;
+    *out = v & mask;
+    return 1;
 }
 
-static uint64_t feistel_encode(const cuzk_porep_graph *g, uint64_t index)
+static int feistel_encode(EVP_MD_CTX *ctx, const cuzk_porep_graph *g, uint64_t index, uint64_t *out)
 {
     uint64_t left = (index & g->left_mask) >> g->half_bits, right = index & g->right_mask;
     for (int r = 0; r < 3; r++) {
+        uint64_t f;
+        if (!feistel_round(ctx, right, g->feistel_keys[r], g->right_mask, &f))
+            return 0;
         uint64_t l = right;
-        right = left ^ feistel_round(right, g->feistel_keys[r], g->right_mask);
+        right = left ^ f;
         left = l;
     }
-    return left << g->half_bits | right;
+    *out = left << g->half_bits | right;
+    return 1;
 }
 
-static void exp_parents(const cuzk_porep_graph *g, uint32_t node, uint32_t *p)
+static cuzk_err exp_parents(const cuzk_porep_graph *g, uint32_t node, uint32_t *p)
 {
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (!ctx)
+        return cuzk_fail(CUZK_ENOMEM, "expander parents of node %u: no digest context", node);
     const uint64_t n = g->nodes * CUZK_POREP_EXP_DEGREE;
-    for (unsigned i = 0; i < CUZK_POREP_EXP_DEGREE; i++) {
+    int ok = 1;
+    for (unsigned i = 0; ok && i < CUZK_POREP_EXP_DEGREE; i++) {
         /* cycle-walk: re-encode until the value falls inside [0, n) */
-        uint64_t u = feistel_encode(g, (uint64_t)node * CUZK_POREP_EXP_DEGREE + i);
-        while (u >= n)
-            u = feistel_encode(g, u);
+        uint64_t u;
+        ok = feistel_encode(ctx, g, (uint64_t)node * CUZK_POREP_EXP_DEGREE + i, &u);
+        while (ok && u >= n)
+            ok = feistel_encode(ctx, g, u, &u);
         /* API 1.0.0 cut the index to 32 bits first: 64 GiB graphs then
          * never reach their upper half. */
         p[i] = g->api == CUZK_API_1_0_0 ? (uint32_t)u / CUZK_POREP_EXP_DEGREE
                                         : (uint32_t)(u / CUZK_POREP_EXP_DEGREE);
     }
+    EVP_MD_CTX_free(ctx);
+    if (!ok)
+        return cuzk_fail(CUZK_EINTERNAL,
+                         "expander parents of node %u: libcrypto's BLAKE2b-512 failed", node);
+    return CUZK_OK;
 }
 
-void cuzk_porep_parents(const cuzk_porep_graph *g, uint32_t node, uint32_t out[CUZK_POREP_DEGREE])
+cuzk_err cuzk_porep_parents(const cuzk_porep_graph *g, uint32_t node,
+                            uint32_t out[CUZK_POREP_DEGREE])
 {
+    if (node >= g->nodes)
+        return cuzk_fail(CUZK_EINVAL, "node %u of a %llu-node PoRep graph", node,
+                         (unsigned long long)g->nodes);
     drg_parents(g, node, out);
-    exp_parents(g, node, out + CUZK_POREP_DRG_DEGREE);
+    return exp_parents(g, node, out + CUZK_POREP_DRG_DEGREE);
 }
 
 /* ---- Configuration and public inputs ---- */
@@ -296,7 +317,7 @@ cuzk_err cuzk_porep_public_inputs(const cuzk_porep_config *c, const cuzk_porep_p
     for (unsigned i = 0; i < c->challenges; i++) {
         uint32_t ch = cuzk_porep_challenge(rid, pub->seed, c->challenges * k + i, g.nodes);
         uint32_t par[CUZK_POREP_DEGREE];
-        cuzk_porep_parents(&g, ch, par);
+        CUZK_TRY(cuzk_porep_parents(&g, ch, par));
         cuzk_fr_from_u64(&out[o++], ch); /* comm_d leaf */
         for (unsigned j = 0; j < CUZK_POREP_DEGREE; j++)
             cuzk_fr_from_u64(&out[o++], par[j]); /* comm_c leaves of the parents */

@@ -9,6 +9,8 @@
  *     (storage-proofs-porep/parent_cache.json): the SHA-256 of every node's
  *     14 parents as u32 LE, per sector size and porep_id, under the file name
  *     rust-fil-proofs derives from the graph's identifier and Feistel keys;
+ *   - rust-fil-proofs' graph property tests for 32 and 64 GiB (API 1.0.0's
+ *     truncated expander edges, 1.1.0's full ones);
  *   - polka-storage's 2 KiB PoRep proof and verifying key (a random setup of
  *     rust-fil-proofs' StackedDrg circuit): our 39 public inputs make it
  *     verify, and a changed seed, ticket, sector number, prover id or
@@ -108,7 +110,10 @@ static void parent_cache(uint64_t sector_size, uint64_t number, cuzk_fc_api api,
     CHECK(data != NULL);
     for (uint32_t v = 0; v < g.nodes; v++) {
         uint32_t p[CUZK_POREP_DEGREE];
-        cuzk_porep_parents(&g, v, p);
+        if (cuzk_porep_parents(&g, v, p) != CUZK_OK) {
+            CHECK(0);
+            break;
+        }
         for (int j = 0; j < CUZK_POREP_DEGREE; j++)
             for (int i = 0; i < 4; i++)
                 data[((size_t)v * CUZK_POREP_DEGREE + j) * 4 + i] = (uint8_t)(p[j] >> (8 * i));
@@ -146,6 +151,61 @@ static void test_parent_cache(void)
     expect_cache(8u << 20, 6, CUZK_API_1_1_0,
                  "5eed212119fd91aa6220a27f31a8966444a9381842bceb3a1ea61525bd47a5b5",
                  "03cd13565ded97c240a5f52e54295ad127bd0461b57904cb3a4d79b097bbecab");
+}
+
+/* Whether any expander parent of the first `children` nodes reaches
+ * `bound`. */
+static int exp_reaches(uint64_t nodes, uint64_t number, cuzk_fc_api api, uint32_t children,
+                       uint32_t bound)
+{
+    uint8_t pid[32];
+    cuzk_porep_id(number, pid);
+    cuzk_porep_graph g;
+    CHECK_OK(cuzk_porep_graph_init(&g, nodes, pid, api));
+    for (uint32_t v = 0; v < children; v++) {
+        uint32_t p[CUZK_POREP_DEGREE];
+        CHECK_OK(cuzk_porep_parents(&g, v, p));
+        for (int j = CUZK_POREP_DRG_DEGREE; j < CUZK_POREP_DEGREE; j++)
+            if (p[j] >= bound)
+                return 1;
+    }
+    return 0;
+}
+
+/* rust-fil-proofs' own graph tests (storage-proofs-porep
+ * stacked/vanilla/graph.rs): test_graph_distribution_pathology (API 1.0.0
+ * truncated the permuted index, so 32 and 64 GiB expander parents of the
+ * first 1000 nodes stay in the lower half; 1.1.0 and 1.2.0 do not) and
+ * test_high_parent_bits (a 64 GiB V1_2 graph reaches parents at 2^29 and
+ * above within 3 nodes). */
+static void test_graph_properties(void)
+{
+    const uint64_t n32 = 1ull << 30, n64 = 1ull << 31;
+    CHECK(!exp_reaches(n32, 3, CUZK_API_1_0_0, 1000, (uint32_t)(n32 / 2)));
+    CHECK(!exp_reaches(n64, 4, CUZK_API_1_0_0, 1000, (uint32_t)(n64 / 2)));
+    CHECK(exp_reaches(n32, 8, CUZK_API_1_1_0, 1000, (uint32_t)(n32 / 2)));
+    CHECK(exp_reaches(n64, 9, CUZK_API_1_1_0, 1000, (uint32_t)(n64 / 2)));
+    CHECK(exp_reaches(n32, 8, CUZK_API_1_2_0, 1000, (uint32_t)(n32 / 2)));
+    CHECK(exp_reaches(n64, 9, CUZK_API_1_2_0, 1000, (uint32_t)(n64 / 2)));
+    CHECK(exp_reaches(n64, 5, CUZK_API_1_2_0, 3, 1u << 29));
+
+    /* Every parent precedes its node in the DRG (node 0 names itself), and
+     * the predecessor sits first (1.1.0) or last (1.0.0). */
+    uint8_t pid[32];
+    cuzk_porep_id(8, pid);
+    cuzk_porep_graph g1, g0;
+    CHECK_OK(cuzk_porep_graph_init(&g1, n32, pid, CUZK_API_1_1_0));
+    CHECK_OK(cuzk_porep_graph_init(&g0, n32, pid, CUZK_API_1_0_0));
+    for (uint32_t v = 2; v < 200; v++) {
+        uint32_t a[CUZK_POREP_DEGREE], b[CUZK_POREP_DEGREE];
+        CHECK_OK(cuzk_porep_parents(&g1, v * 997, a));
+        CHECK_OK(cuzk_porep_parents(&g0, v * 997, b));
+        CHECK(a[0] == v * 997 - 1 && b[5] == v * 997 - 1);
+        for (int j = 1; j < CUZK_POREP_DRG_DEGREE; j++)
+            CHECK(a[j] < v * 997 && a[j] == b[j - 1]); /* the same draws */
+    }
+    uint32_t p[CUZK_POREP_DEGREE];
+    CHECK_ERR(cuzk_porep_parents(&g1, (uint32_t)n32, p), CUZK_EINVAL, "node 1073741824");
 }
 
 /* polka-storage proves StackedDRG2KiBV1P1 with porep_id 0^32 (the id of
@@ -230,6 +290,7 @@ int main(void)
 {
     test_replica_and_challenges();
     test_parent_cache();
+    test_graph_properties();
     test_polka();
     test_errors();
     return check_done("test_filecoin_porep");
