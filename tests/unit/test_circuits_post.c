@@ -15,6 +15,7 @@
  *     constants.rs: Window 32 GiB 125,279,217 constraints; Winning 370,590;
  *     inputs incl. ONE: Window 32 GiB 25,840, small sizes 23, Winning 133). */
 #include "check.h"
+#include "polka_vk.h"
 #include "cuzk/filecoin.h"
 #include "cuzk/groth16.h"
 #include "cuzk/params.h"
@@ -236,29 +237,6 @@ static void test_counts(void)
     cuzk_cs_free(cs);
 }
 
-/* polka-storage's verifying key: compressed points, u32 BE count, IC. */
-static void load_polka_vk(cuzk_vk *vk)
-{
-    uint8_t *d;
-    size_t n;
-    memset(vk, 0, sizeof *vk);
-    CHECK_OK(cuzk_read_file(FIXTURES "polka-window-2k.vk", &d, &n));
-    CHECK(n == 1540);
-    const uint8_t *p = d;
-    CHECK(blst_p1_uncompress(&vk->alpha_g1, p) == BLST_SUCCESS);
-    CHECK(blst_p1_uncompress(&vk->beta_g1, p + 48) == BLST_SUCCESS);
-    CHECK(blst_p2_uncompress(&vk->beta_g2, p + 96) == BLST_SUCCESS);
-    CHECK(blst_p2_uncompress(&vk->gamma_g2, p + 192) == BLST_SUCCESS);
-    CHECK(blst_p1_uncompress(&vk->delta_g1, p + 288) == BLST_SUCCESS);
-    CHECK(blst_p2_uncompress(&vk->delta_g2, p + 336) == BLST_SUCCESS);
-    vk->n_ic = (size_t)p[432] << 24 | (size_t)p[433] << 16 | (size_t)p[434] << 8 | p[435];
-    CHECK(vk->n_ic == 23 && 436 + 48 * vk->n_ic == n);
-    vk->ic = calloc(vk->n_ic, sizeof *vk->ic);
-    for (size_t i = 0; i < vk->n_ic; i++)
-        CHECK(blst_p1_uncompress(&vk->ic[i], p + 436 + 48 * i) == BLST_SUCCESS);
-    free(d);
-}
-
 /* The 2 KiB WindowPoSt public inputs of one sector, from the registry entry
  * and our derivation: comm_r, 10 challenges, the partition padded. */
 static void polka_inputs(uint64_t sector, uint8_t rbyte, cuzk_fr out[22])
@@ -289,14 +267,9 @@ static void polka_inputs(uint64_t sector, uint8_t rbyte, cuzk_fr out[22])
 static void test_polka(void)
 {
     cuzk_vk vk;
-    load_polka_vk(&vk);
-    uint8_t *d;
-    size_t n;
-    CHECK_OK(cuzk_read_file(FIXTURES "polka-window-2k.proof", &d, &n));
+    load_polka_vk(FIXTURES "polka-window-2k.vk", 23, &vk);
     cuzk_proof proof;
-    CHECK(n == CUZK_PROOF_BYTES);
-    CHECK_OK(cuzk_proof_decode(&proof, d));
-    free(d);
+    load_polka_proof(FIXTURES "polka-window-2k.proof", &proof);
     cuzk_fr in[22];
     polka_inputs(77, 1, in);
     CHECK_OK(cuzk_groth16_verify(&vk, in, 22, &proof));
