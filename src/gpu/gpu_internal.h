@@ -13,8 +13,12 @@ extern "C" {
 #include "cuzk/msm.h"
 }
 
-/* One resident set of MSM bases (see msm.cu). */
-#define GPU_MAX_RESIDENT 8
+/* One resident set of MSM bases (see msm.cu). A circuit has five (h, l,
+ * a, b_g1, b_g2): the slots hold several circuits at once (a PoRep and the
+ * PoSt circuits proved between its partitions), so that alternating
+ * circuits does not evict and upload tens of GB per partition; device
+ * memory, not the slot count, decides what stays. */
+#define GPU_MAX_RESIDENT 32
 #define GPU_SAMPLE 8
 typedef struct {
     const void *host; /* key: host address, count, element size and a sample */
