@@ -47,9 +47,17 @@ int cmd_post_main(int argc, char **argv);
 /* cmd_post.c: a size as "32GiB", "2KiB", "512MiB" (any case) or a byte
  * count; -1 for anything else or an overflow. */
 int cmd_parse_size(const char *s, uint64_t *out);
+/* cmd_post.c: mkdir -p, then EIO unless the path is a folder. */
+cuzk_err cmd_make_dirs(const char *dir);
 /* cmd_piece.c: piece commitments and their CIDs (piece commp, piece cid,
  * piece commd). */
 int cmd_piece_main(int argc, char **argv);
+/* cmd_piece.c: exactly 64 hex digits (an optional 0x) to 32 bytes, -1
+ * otherwise; and a "key=HEX" line of 32 bytes on stdout. */
+int cmd_parse_hex32(const char *s, uint8_t out[32]);
+void cmd_print_hex32(const char *key, const uint8_t b[32]);
+/* cmd_seal.c: seal a sector on the CPU (seal.h). */
+int cmd_seal_main(int argc, char **argv);
 
 /* cuzk.c: the failure of a command: "cuzk: <what>: <message> (<CODE>)" and
  * 2, or when SIGINT / SIGTERM stopped it (cmd_progress_start) "cuzk: <what>:

@@ -38,7 +38,7 @@ static int usage_err(const char *msg)
     return 2;
 }
 
-static void print_hex(const char *key, const uint8_t b[32])
+void cmd_print_hex32(const char *key, const uint8_t b[32])
 {
     printf("%s=", key);
     for (int i = 0; i < 32; i++)
@@ -46,8 +46,8 @@ static void print_hex(const char *key, const uint8_t b[32])
     printf("\n");
 }
 
-/* Exactly 64 hex digits (an optional 0x) to 32 bytes. */
-static int parse_hex32(const char *s, uint8_t out[32])
+/* Declared in cmd.h. */
+int cmd_parse_hex32(const char *s, uint8_t out[32])
 {
     if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
         s += 2;
@@ -73,7 +73,7 @@ static int piece_commp(int argc, char **argv)
         cuzk_cid_encode(CUZK_CID_UNSEALED, comm, cid) != CUZK_OK)
         return fail_msg("commp");
     printf("piece_cid=%s\npadded_size=%llu\n", cid, (unsigned long long)padded);
-    print_hex("commp", comm);
+    cmd_print_hex32("commp", comm);
     return 0;
 }
 
@@ -100,7 +100,7 @@ static int piece_cid(int argc, char **argv)
     uint8_t comm[32];
     if (kind >= 0) {
         char cid[CUZK_CID_STR_MAX];
-        if (parse_hex32(arg, comm)) {
+        if (cmd_parse_hex32(arg, comm)) {
             fprintf(stderr, "cuzk: piece: cid: \"%s\" is not 64 hex digits\n", arg);
             return 2;
         }
@@ -113,7 +113,7 @@ static int piece_cid(int argc, char **argv)
     if (cuzk_cid_decode(arg, &k, comm) != CUZK_OK)
         return fail_msg("cid");
     printf("kind=%s\n", k == CUZK_CID_SEALED ? "sealed" : "unsealed");
-    print_hex("commitment", comm);
+    cmd_print_hex32("commitment", comm);
     return 0;
 }
 
@@ -167,7 +167,7 @@ static int piece_commd(int argc, char **argv)
         goto out;
     }
     printf("comm_d_cid=%s\n", cid);
-    print_hex("comm_d", comm);
+    cmd_print_hex32("comm_d", comm);
     rc = 0;
 out:
     free(pieces);

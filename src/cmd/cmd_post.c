@@ -298,8 +298,8 @@ static cuzk_err write_sectors(const char *dir, const cuzk_post_sector_proof *v, 
     return e;
 }
 
-/* mkdir -p: the folder and those above it. */
-static cuzk_err make_dirs(const char *dir)
+/* Declared in cmd.h. */
+cuzk_err cmd_make_dirs(const char *dir)
 {
     char path[4096];
     struct stat st;
@@ -357,7 +357,7 @@ static int gen_post(int argc, char **argv)
     t = cuzk_now() - t;
     int generated = !e; /* else the generator freed what it made */
     if (!e)
-        e = make_dirs(o.out);
+        e = cmd_make_dirs(o.out);
     if (!e) {
         printf("gen post: %s (API %s), partition %llu, %llu sector(s), seed %llu, gen_s=%.6f\n",
                p->name, cuzk_fc_api_name(p->api), (unsigned long long)o.partition_index,

@@ -17,7 +17,7 @@
  *   setup --r1cs, convert; Filecoin PoSt (cmd_post.c): gen post, post check
  *   and the Filecoin proof-type registry (cmd_filecoin.c): filecoin list,
  *   params check; piece commitments and CIDs (cmd_piece.c): piece commp,
- *   piece cid, piece commd
+ *   piece cid, piece commd; sealing a sector on the CPU (cmd_seal.c): seal
  *
  * `cuzk --help` prints every usage line, `cuzk CMD ... --help` (or -h) those
  * of CMD (nested ones too: circuit stats --help), to stdout, exit 0, and
@@ -877,6 +877,10 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk piece cid HEX --sealed|--unsealed\n"
      "  cuzk piece cid CID\n"
      "  cuzk piece commd --sector-size S [CID:PADDED_SIZE ...]\n"},
+    {"seal", cmd_seal_main,
+     "  cuzk seal --registered-proof N [--sector-size S] [--porep-id HEX]\n"
+     "            [--api-version 1.0.0|1.1.0|1.2.0] --prover-id HEX --sector-number N\n"
+     "            --ticket HEX [--padded] DATA --out DIR\n"},
     {NULL, NULL, NULL},
 };
 

@@ -30,7 +30,7 @@ help_ok() {
 # cuzk: every command its usage names, each with options of real work.
 help_ok "cuzk COMMAND --help" -- "$CUZK" --help
 cmds=$("$CUZK" --help | sed -n 's/^  cuzk \([a-z0-9-]*\) .*/\1/p; s/^  cuzk \([a-z0-9-]*\)$/\1/p' | sort -u)
-for want in synth setup prove verify inspect devices convert hash circuit filecoin params gen post piece; do
+for want in synth setup prove verify inspect devices convert hash circuit filecoin params gen post piece seal; do
     if grep -qx "$want" <<<"$cmds"; then ok; else bad "cuzk --help lacks $want: $cmds"; fi
 done
 for c in $cmds; do
@@ -48,6 +48,7 @@ help_ok "cuzk gen post" -- "$CUZK" gen post --registered-proof 8 --sectors 2349 
 help_ok "cuzk post check" -- "$CUZK" post check --registered-proof 8 --miner-id 1 x.vproof --help
 help_ok "cuzk piece commp" -- "$CUZK" piece commp /dev/zero --help
 help_ok "cuzk piece commd" -- "$CUZK" piece commd --sector-size 64GiB --help
+help_ok "cuzk seal" -- "$CUZK" seal --registered-proof 5 --prover-id 00 --sector-number 1 --ticket 00 /dev/zero --out x --help
 help_ok "cuzk setup   --r1cs" -- "$CUZK" setup --r1cs x.r1cs --zkey x.zkey --help
 help_ok "cuzk prove   --zkey" -- "$CUZK" prove --zkey x.zkey --wtns x.wtns --help
 expect 2 "unknown command" -- "$CUZK" frobnicate --help
