@@ -12,8 +12,12 @@
  *     1,206,212 / 1,199,620 / 1,296,576 / 1,346,982 for trees 2-0-0,
  *     8-0-0, 8-4-0, 8-4-2);
  *   - cuzk_porep_counts against full recordings of small shapes (the
- *     formula's oracle), and the registry's public-input counts (porep.h
- *     cuzk_porep_public_input_count: 40 incl. ONE below 32 GiB). */
+ *     formula's oracle);
+ *   - the 32 GiB partition's R1CS as measured from bellperson (curio
+ *     extern/cuzk/cuzk-project.md "PCE Extraction"): 328 inputs, 130,169,893
+ *     aux, 130,278,869 constraints (130,278,541 + 328 input constraints),
+ *     non-zeros A 309,405,051 / B 130,327,340 / C 282,656,500, A aux density
+ *     129,753,292, B input density 1, B aux density 33,112,281. */
 #include "check.h"
 #include "cuzk/filecoin.h"
 #include "cuzk/pce.h"
@@ -111,10 +115,74 @@ static void test_reference_shapes(void)
     }
 }
 
+static void check_counts_eq(const cuzk_r1cs_counts *a, const cuzk_r1cs_counts *b)
+{
+    CHECK(a->inputs == b->inputs && a->aux == b->aux && a->constraints == b->constraints);
+    CHECK(a->nnz_a == b->nnz_a && a->nnz_b == b->nnz_b && a->nnz_c == b->nnz_c);
+    CHECK(a->a_input_density == b->a_input_density && a->a_aux_density == b->a_aux_density);
+    CHECK(a->b_input_density == b->b_input_density && a->b_aux_density == b->b_aux_density);
+}
+
+/* The formula against recording every challenge: 2 KiB as registered (2
+ * challenges) and with 3. */
+static void test_counts_formula(void)
+{
+    cuzk_porep_shape s;
+    CHECK_OK(cuzk_porep_shape_of(cuzk_fc_find(CUZK_FC_SEAL, 5), &s));
+    CHECK(s.nodes == 64 && s.layers == 2 && s.challenges == 2 && s.tree.base_levels == 2);
+    for (unsigned n = 2; n <= 3; n++) {
+        s.challenges = n;
+        cuzk_r1cs_counts f, r;
+        CHECK_OK(cuzk_porep_counts(&s, &f));
+        cuzk_cs *cs;
+        cuzk_r1cs *r1 = NULL;
+        cuzk_pce *p = NULL;
+        CHECK_OK(cuzk_cs_new(&cs, CUZK_CS_RECORD));
+        CHECK_OK(cuzk_porep_synthesize(cs, &s, NULL));
+        CHECK_OK(cuzk_cs_finish(cs));
+        CHECK_OK(cuzk_cs_take_r1cs(cs, &r1));
+        CHECK_OK(cuzk_pce_from_r1cs(&p, r1));
+        cuzk_pce_counts(p, &r);
+        check_counts_eq(&f, &r);
+        CHECK(r.inputs == 4 + 18 * n);
+        printf("2 KiB, %u challenges: constraints %llu (incl. %u input), aux %llu\n", n,
+               (unsigned long long)r.constraints, r.inputs, (unsigned long long)r.aux);
+        cuzk_pce_free(p);
+        cuzk_r1cs_free(r1);
+        cuzk_cs_free(cs);
+    }
+}
+
+/* The 32 GiB partition against the R1CS measured from bellperson (its
+ * ProvingAssignment over the blank circuit): inputs, aux, constraints with
+ * the input constraints, non-zeros and densities. */
+static void test_fingerprint_32g(void)
+{
+    cuzk_porep_shape s;
+    CHECK_OK(cuzk_porep_shape_of(cuzk_fc_find(CUZK_FC_SEAL, 8), &s));
+    CHECK(s.nodes == 1ull << 30 && s.layers == 11 && s.challenges == 18);
+    cuzk_r1cs_counts c;
+    CHECK_OK(cuzk_porep_counts(&s, &c));
+    printf("32 GiB: inputs %u aux %llu constraints %llu nnz %llu/%llu/%llu "
+           "A density %llu+%llu B density %llu+%llu\n",
+           c.inputs, (unsigned long long)c.aux, (unsigned long long)c.constraints,
+           (unsigned long long)c.nnz_a, (unsigned long long)c.nnz_b, (unsigned long long)c.nnz_c,
+           (unsigned long long)c.a_input_density, (unsigned long long)c.a_aux_density,
+           (unsigned long long)c.b_input_density, (unsigned long long)c.b_aux_density);
+    /* A input density is not in the measurement: every input has its input
+     * constraint in A, so it is the input count. */
+    cuzk_r1cs_counts want = {328,       130169893, 130278869, 309405051, 130327340,
+                             282656500, 328,       129753292, 1,         33112281};
+    CHECK(c.constraints - c.inputs == 130278541);
+    check_counts_eq(&c, &want);
+}
+
 int main(void)
 {
     test_label();
     test_tree_d_node();
     test_reference_shapes();
+    test_counts_formula();
+    test_fingerprint_32g();
     return check_done("test_circuits_porep");
 }
