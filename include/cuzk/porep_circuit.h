@@ -41,6 +41,8 @@
 #include "cuzk/merkle.h"
 #include "cuzk/porep.h"
 
+struct cuzk_pce;
+
 /* The circuit's shape: what a registry entry fixes. */
 typedef struct {
     uint64_t nodes;         /* sector_size / 32: comm_d's tree has log2(nodes) levels */
@@ -110,8 +112,14 @@ typedef struct {
  * one challenge (7.2 M constraints at 32 GiB, about 60 bytes each). */
 cuzk_err cuzk_porep_counts(const cuzk_porep_shape *s, cuzk_r1cs_counts *out);
 
+/* The whole partition circuit's constraint system (record mode over the
+ * blank shape) compiled to a PCE (*out owned by the caller): the top and
+ * one challenge recorded, the other challenges tiled (pce.h
+ * cuzk_pce_tile_prefix), the image recording all of them would give.
+ * Memory: the PCE's (25.7 GiB at 32 GiB) plus one challenge's recording. */
+cuzk_err cuzk_porep_record_pce(const cuzk_porep_shape *s, struct cuzk_pce **out);
+
 /* The counts of a compiled system. */
-struct cuzk_pce;
 void cuzk_pce_counts(const struct cuzk_pce *p, cuzk_r1cs_counts *out);
 
 #endif

@@ -300,6 +300,31 @@ static cuzk_err record(const cuzk_porep_shape *s, unsigned challenges, cuzk_pce 
     return e;
 }
 
+cuzk_err cuzk_porep_record_pce(const cuzk_porep_shape *s, cuzk_pce **out)
+{
+    *out = NULL;
+    CUZK_TRY(check_shape(s));
+    /* The top's size, from a witness-mode run (no R1CS needed). */
+    cuzk_cs *cs = NULL;
+    cuzk_err e = cuzk_cs_new(&cs, CUZK_CS_WITNESS);
+    if (!e)
+        e = synthesize(cs, s, 0, NULL);
+    uint32_t top_inputs = e ? 0 : cuzk_cs_num_inputs(cs);
+    uint64_t top_aux = e ? 0 : cuzk_cs_num_aux(cs), top_rows = e ? 0 : cuzk_cs_num_constraints(cs);
+    cuzk_cs_free(cs);
+    cuzk_pce *t1 = NULL;
+    if (!e)
+        e = record(s, 1, &t1);
+    if (!e && s->challenges == 1) {
+        *out = t1;
+        return CUZK_OK;
+    }
+    if (!e)
+        e = cuzk_pce_tile_prefix(t1, top_inputs, top_aux, top_rows, s->challenges, out);
+    cuzk_pce_free(t1);
+    return e;
+}
+
 cuzk_err cuzk_porep_counts(const cuzk_porep_shape *s, cuzk_r1cs_counts *out)
 {
     memset(out, 0, sizeof *out);

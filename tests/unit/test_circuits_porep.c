@@ -11,8 +11,9 @@
  *     layers, 1 challenge, nodes = 8 x base trees: 22 inputs; constraints
  *     1,206,212 / 1,199,620 / 1,296,576 / 1,346,982 for trees 2-0-0,
  *     8-0-0, 8-4-0, 8-4-2);
- *   - cuzk_porep_counts against full recordings of small shapes (the
- *     formula's oracle);
+ *   - cuzk_porep_counts and cuzk_porep_record_pce (tiled) against full
+ *     recordings of small shapes (the oracle of the formula and the tiling:
+ *     the same counts, the same PCE image byte for byte);
  *   - a 2 KiB sector built natively from the documented definitions
  *     (test_satisfied_2k): the circuit is satisfied in check mode, its
  *     public inputs are porep.h's cuzk_porep_public_inputs, a wrong data
@@ -149,6 +150,12 @@ static void test_counts_formula(void)
         CHECK_OK(cuzk_pce_from_r1cs(&p, r1));
         cuzk_pce_counts(p, &r);
         check_counts_eq(&f, &r);
+        /* the tiled PCE is the recorded one, byte for byte */
+        cuzk_pce *tiled = NULL;
+        CHECK_OK(cuzk_porep_record_pce(&s, &tiled));
+        CHECK(tiled && tiled->image_size_ == p->image_size_ &&
+              !memcmp(tiled->image_, p->image_, p->image_size_));
+        cuzk_pce_free(tiled);
         CHECK(r.inputs == 4 + 18 * n);
         printf("2 KiB, %u challenges: constraints %llu (incl. %u input), aux %llu\n", n,
                (unsigned long long)r.constraints, r.inputs, (unsigned long long)r.aux);
