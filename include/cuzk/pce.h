@@ -126,6 +126,17 @@ void cuzk_pce_free(cuzk_pce *p);
  * minutes for FallbackPoSt's 2,349 sectors. EINVAL when t does not end
  * with its input constraints or the result has too many columns. */
 cuzk_err cuzk_pce_tile(const cuzk_pce *t, uint64_t copies, cuzk_pce **out);
+/* The same for a circuit of a fixed prefix then `copies` identical parts
+ * that may use the prefix's variables (PoRep: the top, then challenges
+ * using replica_id's bits, comm_d, comm_c and comm_r_last). t is the
+ * system of the prefix and one part: its first prefix_inputs inputs (ONE
+ * included), prefix_aux aux and prefix_rows constraints are the prefix's.
+ * Prefix columns keep their place (the prefix's aux first among the aux);
+ * part k's inputs and aux follow part k-1's. cuzk_pce_tile is the prefix
+ * of ONE alone. The image is the one recording everything would give.
+ * EINVAL as cuzk_pce_tile, or for a prefix larger than t. */
+cuzk_err cuzk_pce_tile_prefix(const cuzk_pce *t, uint32_t prefix_inputs, uint64_t prefix_aux,
+                              uint64_t prefix_rows, uint64_t copies, cuzk_pce **out);
 
 /* The header checks of cuzk_pce_load only (magic, version, field, header
  * checksum, counts, the size they imply against the file's size), reading

@@ -855,6 +855,7 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk circuit stats sha256-compression | sha256 [--bytes N] [--seed S]\n"
      "  cuzk circuit stats por [--base A] [--levels L] [--sub A] [--top A] [--private] "
      "[--sha256]\n"
+     "  cuzk circuit stats [porep] --seal-proof N   (a seal proof's partition circuit)\n"
      "  cuzk circuit synth CIRCUIT [the options of stats] --out PREFIX\n"
      "  cuzk circuit bench native-poseidon [--arity A] [--count N] [--threads T]\n"
      "  cuzk circuit bench poseidon|sha256-compression --mode witness|record|check "

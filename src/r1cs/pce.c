@@ -328,44 +328,70 @@ void cuzk_pce_free(cuzk_pce *p)
 
 typedef struct {
     const cuzk_pce *t;
-    uint32_t ni_t, ni;
-    uint64_t copies, rows_t, ones_id;
+    uint32_t ni_t, ni, ni_p; /* inputs of the template, the result, the prefix */
+    uint64_t na_p, rows_p, rows_part, copies;
     uint8_t *img;
     const pce_layout *l;
 } tile_ctx;
 
-/* Template column -> column of copy k. */
-static uint32_t tile_col(const tile_ctx *c, uint32_t col, uint64_t k)
+/* Whether a template column belongs to the prefix (ONE included). */
+static int tile_in_prefix(const tile_ctx *c, uint32_t col)
 {
-    if (col == 0)
-        return 0;
-    if (col < c->ni_t)
-        return (uint32_t)(1 + (uint64_t)(c->ni_t - 1) * k + (col - 1));
-    return (uint32_t)(c->ni + c->t->n_aux * k + (col - c->ni_t));
+    return col < c->ni_p || (col >= c->ni_t && col - c->ni_t < c->na_p);
 }
 
+/* Template column -> column of copy k (prefix columns: the one copy). */
+static uint32_t tile_col(const tile_ctx *c, uint32_t col, uint64_t k)
+{
+    uint64_t pi = c->ni_t - c->ni_p, pa = c->t->n_aux - c->na_p;
+    if (col < c->ni_p)
+        return col;
+    if (col < c->ni_t)
+        return (uint32_t)(c->ni_p + pi * k + (col - c->ni_p));
+    if (col - c->ni_t < c->na_p)
+        return (uint32_t)(c->ni + (col - c->ni_t));
+    return (uint32_t)(c->ni + c->na_p + pa * k + (col - c->ni_t - c->na_p));
+}
+
+/* Copies [lo, hi) of the part's rows; the prefix rows go with copy 0. */
 static void tile_range(void *vctx, size_t lo, size_t hi, unsigned worker)
 {
     (void)worker;
     tile_ctx *c = vctx;
     const cuzk_csr *m[3] = {&c->t->a, &c->t->b, &c->t->c};
     for (int x = 0; x < 3; x++) {
-        uint64_t body = m[x]->row_ptr[c->rows_t];
+        uint64_t pre = m[x]->row_ptr[c->rows_p];
+        uint64_t body = m[x]->row_ptr[c->rows_p + c->rows_part] - pre;
         uint64_t *rp = (uint64_t *)(c->img + c->l->row_ptr[x]);
         uint32_t *col = (uint32_t *)(c->img + c->l->col[x]);
         uint32_t *coef = (uint32_t *)(c->img + c->l->coef[x]);
+        if (lo == 0) {
+            for (uint64_t r = 0; r < c->rows_p; r++)
+                rp[r] = m[x]->row_ptr[r];
+            for (uint64_t i = 0; i < pre; i++) {
+                col[i] = tile_col(c, m[x]->col[i], 0);
+                coef[i] = m[x]->coef[i];
+            }
+        }
         for (uint64_t k = lo; k < hi; k++) {
-            for (uint64_t r = 0; r < c->rows_t; r++)
-                rp[k * c->rows_t + r] = k * body + m[x]->row_ptr[r];
+            uint64_t r0 = c->rows_p + k * c->rows_part, i0 = pre + k * body;
+            for (uint64_t r = 0; r < c->rows_part; r++)
+                rp[r0 + r] = i0 + m[x]->row_ptr[c->rows_p + r] - pre;
             for (uint64_t i = 0; i < body; i++) {
-                col[k * body + i] = tile_col(c, m[x]->col[i], k);
-                coef[k * body + i] = m[x]->coef[i];
+                col[i0 + i] = tile_col(c, m[x]->col[pre + i], k);
+                coef[i0 + i] = m[x]->coef[pre + i];
             }
         }
     }
 }
 
 cuzk_err cuzk_pce_tile(const cuzk_pce *t, uint64_t copies, cuzk_pce **out)
+{
+    return cuzk_pce_tile_prefix(t, 1, 0, 0, copies, out);
+}
+
+cuzk_err cuzk_pce_tile_prefix(const cuzk_pce *t, uint32_t prefix_inputs, uint64_t prefix_aux,
+                              uint64_t prefix_rows, uint64_t copies, cuzk_pce **out)
 {
     *out = NULL;
     uint32_t ni_t = t->n_inputs;
@@ -374,6 +400,13 @@ cuzk_err cuzk_pce_tile(const cuzk_pce *t, uint64_t copies, cuzk_pce **out)
                          (unsigned long long)copies, (unsigned long long)t->n_constraints);
     /* The template ends with its input constraints: A = {x_i}, B = C = 0. */
     uint64_t rows_t = t->n_constraints - ni_t, ones_id = 0;
+    if (prefix_inputs < 1 || prefix_inputs > ni_t || prefix_aux > t->n_aux || prefix_rows > rows_t)
+        return cuzk_fail(CUZK_EINVAL,
+                         "pce tile: a prefix of %u inputs, %llu aux and %llu rows in a template "
+                         "of %u, %llu and %llu",
+                         prefix_inputs, (unsigned long long)prefix_aux,
+                         (unsigned long long)prefix_rows, ni_t, (unsigned long long)t->n_aux,
+                         (unsigned long long)rows_t);
     for (uint32_t i = 0; i < ni_t; i++) {
         uint64_t r = rows_t + i, a0 = t->a.row_ptr[r];
         if (t->a.row_ptr[r + 1] != a0 + 1 || t->a.col[a0] != i ||
@@ -384,37 +417,44 @@ cuzk_err cuzk_pce_tile(const cuzk_pce *t, uint64_t copies, cuzk_pce **out)
                              (unsigned long long)r, i);
         ones_id = t->a.coef[a0];
     }
-    uint64_t ni = 1 + (uint64_t)(ni_t - 1) * copies, na = t->n_aux * copies;
+    uint64_t pi = ni_t - prefix_inputs, pa = t->n_aux - prefix_aux;
+    uint64_t ni = prefix_inputs + pi * copies, na = prefix_aux + pa * copies;
     if (ni + na >= 0xffffffffull)
         return cuzk_fail(CUZK_EINVAL, "pce tile: %llu copies need %llu columns (u32 columns)",
                          (unsigned long long)copies, (unsigned long long)(ni + na));
+    uint64_t rows_part = rows_t - prefix_rows;
     pce_header h = {.version = CUZK_PCE_VERSION,
                     .field = CUZK_PCE_FIELD_BLS12_381_FR,
                     .n_inputs = (uint32_t)ni,
                     .n_aux = na,
-                    .n_constraints = rows_t * copies + ni,
+                    .n_constraints = prefix_rows + rows_part * copies + ni,
                     .n_coeffs = t->n_coeffs};
     h.log_domain = log_domain_of(h.n_constraints);
     const cuzk_csr *m[3] = {&t->a, &t->b, &t->c};
-    for (int x = 0; x < 3; x++)
-        h.nnz[x] = m[x]->row_ptr[rows_t] * copies + (x == 0 ? ni : 0);
+    uint64_t body_all[3];
+    for (int x = 0; x < 3; x++) {
+        uint64_t pre = m[x]->row_ptr[prefix_rows];
+        body_all[x] = pre + (m[x]->row_ptr[rows_t] - pre) * copies;
+        h.nnz[x] = body_all[x] + (x == 0 ? ni : 0);
+    }
     pce_layout l;
     cuzk_pce *p;
     uint8_t *b;
     CUZK_TRY(image_new(&h, t->coeffs, &l, &p, &b));
-    tile_ctx c = {t, ni_t, (uint32_t)ni, copies, rows_t, ones_id, b, &l};
+    tile_ctx c = {t, ni_t, (uint32_t)ni, prefix_inputs, prefix_aux, prefix_rows, rows_part, copies,
+                  b, &l};
     cuzk_parallel_for((size_t)copies, 1, tile_range, &c);
     /* The input constraints, and the end of each row_ptr. */
+    uint64_t rows_body = prefix_rows + rows_part * copies;
     for (int x = 0; x < 3; x++) {
-        uint64_t *rp = (uint64_t *)(b + l.row_ptr[x]), body = m[x]->row_ptr[rows_t] * copies;
+        uint64_t *rp = (uint64_t *)(b + l.row_ptr[x]);
         for (uint64_t i = 0; i <= ni; i++)
-            rp[rows_t * copies + i] = body + (x == 0 ? i : 0);
+            rp[rows_body + i] = body_all[x] + (x == 0 ? i : 0);
     }
-    uint64_t a_body = t->a.row_ptr[rows_t] * copies;
     uint32_t *acol = (uint32_t *)(b + l.col[0]), *acoef = (uint32_t *)(b + l.coef[0]);
     for (uint64_t i = 0; i < ni; i++) {
-        acol[a_body + i] = (uint32_t)i;
-        acoef[a_body + i] = (uint32_t)ones_id;
+        acol[body_all[0] + i] = (uint32_t)i;
+        acoef[body_all[0] + i] = (uint32_t)ones_id;
     }
     /* Densities: the template's, copied per part with the renumbering. */
     uint64_t words = density_words(ni + na);
@@ -424,7 +464,7 @@ cuzk_err cuzk_pce_tile(const cuzk_pce *t, uint64_t copies, cuzk_pce **out)
         memset(dens[x], 0, words * 8);
         for (uint32_t col = 0; col < ni_t + t->n_aux; col++)
             if (tden[x][col / 64] >> (col % 64) & 1)
-                for (uint64_t k = 0; k < (col == 0 ? 1 : copies); k++) {
+                for (uint64_t k = 0; k < (tile_in_prefix(&c, col) ? 1 : copies); k++) {
                     uint32_t g = tile_col(&c, col, k);
                     dens[x][g / 64] |= (uint64_t)1 << (g % 64);
                 }

@@ -12,7 +12,9 @@
 #     test_full_hash (44874); rust-fil-proofs storage-proofs-core
 #     tests/por_circuit.rs test_por_circuit_poseidon_base_8 (1063, 3 inputs)
 #     test_por_circuit_poseidon_top_8_4_2 (1764) and
-#     test_por_circuit_sha256_base_2 (272295).
+#     test_por_circuit_sha256_base_2 (272295); the 32 GiB PoRep partition
+#     against bellperson's R1CS of the blank circuit (curio
+#     extern/cuzk/cuzk-project.md "PCE Extraction").
 set -u
 CUZK=$1
 T=${2:-${TMPDIR:-/tmp}/cuzk-test-hash-$$}
@@ -54,6 +56,18 @@ expect 0 "inputs=3" -- "$CUZK" circuit stats por --base 8 --levels 2
 expect 0 "constraints=1062" -- "$CUZK" circuit stats por --base 8 --levels 2 --private
 expect 0 "constraints=1764" -- "$CUZK" circuit stats por --base 8 --levels 2 --sub 4 --top 2
 expect 0 "constraints=272295" -- "$CUZK" circuit stats por --base 2 --levels 6 --sha256
+# PoRep partition circuits: 32 GiB against bellperson's R1CS of the blank
+# circuit (curio extern/cuzk/cuzk-project.md "PCE Extraction"); 2 KiB's
+# public inputs (3 + 2 challenges x 18, and ONE). Both forms of the command.
+P32=$("$CUZK" circuit stats --seal-proof 8 2>&1)
+for kv in constraints=130278541 inputs=328 aux=130169893 nnz_a=309405051 nnz_b=130327340 \
+    nnz_c=282656500 a_aux_density=129753292 b_input_density=1 b_aux_density=33112281; do
+    if grep -qx "$kv" <<<"$P32"; then ok; else bad "stats --seal-proof 8: no $kv in: $P32"; fi
+done
+expect 0 "inputs=40" -- "$CUZK" circuit stats porep --seal-proof 5
+expect 2 "needs --seal-proof" -- "$CUZK" circuit stats porep
+expect 2 "not a RegisteredSealProof number" -- "$CUZK" circuit stats --seal-proof 20
+expect 2 "no challenge count" -- "$CUZK" circuit stats --seal-proof 15
 
 # Benchmarks run (tiny counts; timings are not asserted). A circuit is the
 # gadget plus one input constraint for ONE.
