@@ -9,12 +9,15 @@
 #            (cuzk-bench post --registered-proof 13)
 #   params   the load rate of a multi-GiB .params file made by our setup,
 #            page cache dropped, through the daemon's preload
+#   window-daemon  a 32 GiB WindowPoSt partition through the daemon: test
+#            parameters on disk (48 GB), preloaded, 2,349 generated sectors
+#            sent as one request, the proof verified offline
 # Usage: bench/post_h200.sh BUNDLE_DIR OUT_DIR [PARTS...]   (default: all)
 set -uo pipefail
 BD=$1
 O=$2
 shift 2
-parts=${*:-winning load window params}
+parts=${*:-winning load window params window-daemon}
 export LD_LIBRARY_PATH="$BD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 B="$BD/bin"
 W=${POST_WORK:-/tmp/cuzk-post-bench}
@@ -86,6 +89,30 @@ params_rate() {
     grep -E "srs ready circuit=big" "$O/params-daemon-devonly.log" | tail -1
     daemon_stop
 }
+window_daemon() {
+    "$B/cuzk" setup --circuit post-window-32g --out "$W/params" --backend cuda || return 1
+    df -h "$W"
+    "$B/cuzk" gen post --proof-type window --sector-size 32GiB --sectors 2349 \
+        --registered-proof 13 --randomness "$R" --out "$W/w" >/dev/null || return 1
+    daemon_start "$O/window-daemon.log" --param-cache "$W/params" --backend cuda \
+        --preload post-window-32g --budget 110GiB || return 1
+    for i in 1 2; do
+        local t0 t1
+        t0=$(date +%s.%N)
+        "$B/cuzk-bench" single --addr "unix://$W/d.sock" --kind window-post \
+            --registered-proof 13 --randomness "$R" --vanilla-dir "$W/w" --priority high \
+            --out "$W/w.proof" --public-out "$W/w.public" || {
+            daemon_stop
+            return 1
+        }
+        t1=$(date +%s.%N)
+        awk -v i="$i" -v a="$t0" -v b="$t1" \
+            'BEGIN { printf "window-daemon i=%d request_to_proof_s=%.3f\n", i, b - a }'
+    done
+    daemon_stop
+    "$B/cuzk" verify --vk "$W/params/$(cd "$W/params" && ls *0377ded6*.vk)" \
+        --public "$W/w.public" --proof "$W/w.proof"
+}
 for p in $parts; do
     case $p in
     winning) step winning winning_daemon ;;
@@ -95,6 +122,7 @@ for p in $parts; do
         ;;
     window) step window "$B/cuzk-bench" post --registered-proof 13 --backend cuda --reps 3 ;;
     params) step params params_rate ;;
+    window-daemon) step window-daemon window_daemon ;;
     *) echo "unknown part $p" >&2 && rc=2 ;;
     esac
 done
