@@ -22,11 +22,11 @@ have cmake || need_pkgs+=(cmake)
 have npm || need_pkgs+=(npm)
 have openssl || need_pkgs+=(openssl)
 have perl || need_pkgs+=(perl)
-# libssl-dev: libcrypto's digests (SHA-256 of requests). cuzk-daemon: the gRPC C core, protobuf-c (library and protoc-c),
+# libssl-dev: libcrypto's digests; libjansson-dev: JSON (C1 output). cuzk-daemon: the gRPC C core, protobuf-c (library and protoc-c),
 # libmicrohttpd, toml11 (a C++ header library, hence g++), libsystemd
 # (sd_notify) and pkg-config to find them; the daemon tests' Python client
 # uses python3-grpcio and python3-grpc-tools.
-for p in pkg-config g++ libssl-dev libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev \
+for p in pkg-config g++ libssl-dev libjansson-dev libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev \
          libsystemd-dev libtoml11-dev python3-grpcio python3-grpc-tools; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || need_pkgs+=("$p")
 done
