@@ -17,18 +17,8 @@ set -u
 DAEMON=$1 BENCH=$2 CUZK=$3 T=$4 SRC=$5
 PY=/usr/bin/python3
 rm -rf "$T" && mkdir -p "$T/params" "$T/py" "$T/pyproto/cuzk_health"
-pids=()
 . "$(dirname "$0")/../lib/expect.sh"
-S=
-cleanup() {
-    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-    [ -n "$S" ] && rm -rf "$S"
-}
-trap cleanup EXIT
-contains() { # FILE NEEDLE WHAT
-    if grep -qF -- "$2" "$1"; then ok; else bad "$3: \"$2\" not in $1: $(tail -5 "$1")"; fi
-}
-free_port() { $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. "$(dirname "$0")/../lib/daemon.sh"
 http_get() { # URL -> "CODE BODY"
     $PY - "$1" <<'EOF'
 import sys, urllib.request, urllib.error
@@ -39,16 +29,6 @@ except urllib.error.HTTPError as e:
     print(e.code, e.read().decode())
 EOF
 }
-# wait_exit PID SECONDS: wait for a process we started; its status in $rc.
-wait_exit() {
-    local i
-    for ((i = 0; i < $2 * 10; i++)); do
-        kill -0 "$1" 2>/dev/null || break
-        sleep 0.1
-    done
-    wait "$1"
-    rc=$?
-}
 
 # Circuit c1 (generic R1CS) and a truncated copy, in the parameter folder.
 "$CUZK" synth --constraints 1024 --public-inputs 2 --seed 3 --out "$T/c1" >/dev/null &&
@@ -57,8 +37,6 @@ wait_exit() {
 head -c 5000 "$T/params/c1.params" >"$T/params/trunc.params"
 cp "$T/c1.pce" "$T/params/trunc.pce"
 
-# A short folder for the socket: unix socket paths are limited to 107 bytes.
-S=$(mktemp -d /tmp/cuzk-test.XXXXXX)
 SOCK="$S/d.sock"
 ADDR="unix://$SOCK"
 PORT=$(free_port)

@@ -22,26 +22,7 @@ DAEMON=$1 BENCH=$2 CUZK=$3 T=$4
 PY=/usr/bin/python3
 rm -rf "$T" && mkdir -p "$T/params"
 . "$(dirname "$0")/../lib/expect.sh"
-pids=()
-S=$(mktemp -d /tmp/cuzk-op.XXXXXX)
-cleanup() {
-    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-    rm -rf "$S"
-}
-trap cleanup EXIT
-contains() { # FILE NEEDLE WHAT
-    if grep -qF -- "$2" "$1" 2>/dev/null; then ok; else bad "$3: \"$2\" not in $1: $(tail -3 "$1" 2>&1)"; fi
-}
-free_port() { $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_exit() { # PID SECONDS -> $rc
-    local i
-    for ((i = 0; i < $2 * 10; i++)); do
-        kill -0 "$1" 2>/dev/null || break
-        sleep 0.1
-    done
-    wait "$1"
-    rc=$?
-}
+. "$(dirname "$0")/../lib/daemon.sh"
 # The message of a log line: what follows "LEVEL ".
 msg_of() { sed -E 's/^[0-9T:.Z-]+ +[A-Z]+ +//'; }
 

@@ -16,16 +16,7 @@ set -u
 DAEMON=$1 BENCH=$2 CUZK=$3 T=$4
 rm -rf "$T" && mkdir -p "$T/params"
 . "$(dirname "$0")/../lib/expect.sh"
-S=$(mktemp -d /tmp/cuzk-post.XXXXXX)
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-    rm -rf "$S"
-}
-trap cleanup EXIT
-contains() { # FILE NEEDLE WHAT
-    if grep -qF -- "$2" "$1" 2>/dev/null; then ok; else bad "$3: \"$2\" not in $1: $(tail -3 "$1" 2>&1)"; fi
-}
+. "$(dirname "$0")/../lib/daemon.sh"
 P="$T/params"
 R=0101010101010101010101010101010101010101010101010101010101010101
 R2=0202020202020202020202020202020202020202020202020202020202020202
