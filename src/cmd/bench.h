@@ -26,6 +26,13 @@ int bench_synth_args(int argc, char **argv, const char *what, const char *def_lo
 int bench_partition(int argc, char **argv);
 /* cuzk-bench engine (bench_engine.c). */
 int bench_engine(int argc, char **argv);
+/* The synthetic circuit sp (its structure only) with parameters made in
+ * memory by a setup on setup_backend (device: its GPU), adopted by srs
+ * under its synthetic id (jobs.h cuzk_synthetic_id); prints the circuit's
+ * size and the times (bench_engine.c). */
+struct cuzk_srs_manager;
+cuzk_err bench_synthetic_adopt(const cuzk_synth_params *sp, const char *setup_backend, int device,
+                               struct cuzk_srs_manager *srs);
 /* cuzk-bench post (bench_post.c). */
 int bench_post(int argc, char **argv);
 

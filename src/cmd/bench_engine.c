@@ -175,6 +175,42 @@ static int parse_devices(const char *s, int *out, int cap)
     return n;
 }
 
+cuzk_err bench_synthetic_adopt(const cuzk_synth_params *sp, const char *setup_backend, int device,
+                               cuzk_srs_manager *srs)
+{
+    double t = cuzk_now();
+    cuzk_r1cs *cs = NULL;
+    cuzk_pce *pce = NULL;
+    cuzk_params params;
+    memset(&params, 0, sizeof params);
+    cuzk_err e = cuzk_synth_build(sp, 0, &cs);
+    if (!e)
+        e = cuzk_pce_from_r1cs(&pce, cs);
+    cuzk_r1cs_free(cs);
+    if (!e)
+        printf("circuit constraints=%llu log_m=%u aux=%llu time_s=%.2f\n",
+               (unsigned long long)pce->n_constraints, pce->log_domain,
+               (unsigned long long)pce->n_aux, cuzk_now() - t);
+    t = cuzk_now();
+    cuzk_setup_options so = {.basis = CUZK_H_BELLPERSON,
+                             .backend = setup_backend,
+                             .device = device,
+                             .params_out = &params};
+    if (!e && !(e = cuzk_groth16_setup_ex(pce, NULL, NULL, NULL, &so, NULL)))
+        printf("setup time_s=%.2f\n", cuzk_now() - t);
+    char id[CUZK_SRS_ID_MAX + 1];
+    cuzk_job_request idr = {.synthetic_constraints = sp->n_constraints,
+                            .synthetic_public_inputs = sp->n_public,
+                            .synthetic_seed = sp->seed};
+    cuzk_synthetic_id(&idr, id);
+    if (!e && !(e = cuzk_srs_adopt(srs, id, &params, pce)))
+        pce = NULL; /* the manager's now */
+    cuzk_params_free(&params);
+    cuzk_pce_free(pce);
+    fflush(stdout);
+    return e;
+}
+
 int bench_engine(int argc, char **argv)
 {
     unsigned log_n;
@@ -220,45 +256,16 @@ int bench_engine(int argc, char **argv)
     fflush(stdout);
 
     /* 1. The circuit (structure only) and its parameters, in memory. */
-    double t = cuzk_now();
-    cuzk_r1cs *cs = NULL;
-    cuzk_pce *pce = NULL;
-    cuzk_params params;
-    memset(&params, 0, sizeof params);
     cuzk_srs_manager *srs = NULL;
     cuzk_jobs *eng = NULL;
     bench_devmem *dm = NULL;
     int rc = 0;
     cuzk_err e;
-    if ((e = cuzk_synth_build(&sp, 0, &cs)) || (e = cuzk_pce_from_r1cs(&pce, cs))) {
+    if ((e = cuzk_srs_manager_new(".", budget, &srs)) ||
+        (e = bench_synthetic_adopt(&sp, sbn, n_dev ? devices[0] : 0, srs))) {
         rc = bench_die("engine: circuit", e);
         goto out;
     }
-    cuzk_r1cs_free(cs);
-    cs = NULL;
-    printf("circuit constraints=%llu log_m=%u aux=%llu time_s=%.2f\n",
-           (unsigned long long)pce->n_constraints, pce->log_domain, (unsigned long long)pce->n_aux,
-           cuzk_now() - t);
-    t = cuzk_now();
-    cuzk_setup_options so = {.basis = CUZK_H_BELLPERSON,
-                             .backend = sbn,
-                             .device = n_dev ? devices[0] : 0,
-                             .params_out = &params};
-    if ((e = cuzk_groth16_setup_ex(pce, NULL, NULL, NULL, &so, NULL))) {
-        rc = bench_die("engine: setup", e);
-        goto out;
-    }
-    printf("setup time_s=%.2f\n", cuzk_now() - t);
-    char id[CUZK_SRS_ID_MAX + 1];
-    cuzk_job_request idr = {
-        .synthetic_constraints = n, .synthetic_public_inputs = n_public, .synthetic_seed = seed};
-    cuzk_synthetic_id(&idr, id);
-    if ((e = cuzk_srs_manager_new(".", budget, &srs)) ||
-        (e = cuzk_srs_adopt(srs, id, &params, pce))) {
-        rc = bench_die("engine: srs", e);
-        goto out;
-    }
-    pce = NULL; /* the manager's now */
 
     /* 2. The engine. */
     cuzk_jobs_config cfg = {.workers = workers,
@@ -388,8 +395,5 @@ out:
     cuzk_jobs_free(eng);
     bench_devmem_free(dm);
     cuzk_srs_manager_free(srs);
-    cuzk_params_free(&params);
-    cuzk_pce_free(pce);
-    cuzk_r1cs_free(cs);
     return rc;
 }

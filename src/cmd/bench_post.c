@@ -192,26 +192,11 @@ static cuzk_err under_load(int argc, char **argv, const cuzk_fc_proof *fp, const
                          "--winning 1..%d and --load-partitions 1..%d",
                          MAX_REPS, CUZK_JOB_MAX_PARTITIONS);
     double t = cuzk_now();
-    cuzk_r1cs *cs = NULL;
-    cuzk_pce *lpce = NULL;
-    cuzk_params lparams;
-    memset(&lparams, 0, sizeof lparams);
     cuzk_srs_manager *srs = NULL;
     cuzk_jobs *eng = NULL;
-    cuzk_err e = cuzk_synth_build(&sp, 0, &cs);
+    cuzk_err e = cuzk_srs_manager_new(".", 0, &srs);
     if (!e)
-        e = cuzk_pce_from_r1cs(&lpce, cs);
-    cuzk_r1cs_free(cs);
-    cuzk_setup_options so = {.basis = CUZK_H_BELLPERSON, .backend = bn, .params_out = &lparams};
-    if (!e)
-        e = cuzk_groth16_setup_ex(lpce, NULL, NULL, NULL, &so, NULL);
-    char id[CUZK_SRS_ID_MAX + 1];
-    snprintf(id, sizeof id, "synthetic-n%llu-p%u-s%llu", (unsigned long long)sp.n_constraints,
-             sp.n_public, (unsigned long long)sp.seed);
-    if (!e)
-        e = cuzk_srs_manager_new(".", 0, &srs);
-    if (!e && !(e = cuzk_srs_adopt(srs, id, &lparams, lpce)))
-        lpce = NULL;
+        e = bench_synthetic_adopt(&sp, bn, 0, srs);
     if (!e && !(e = cuzk_srs_adopt(srs, fp->circuit_id, params, *pce)))
         *pce = NULL;
     if (e)
@@ -268,8 +253,6 @@ static cuzk_err under_load(int argc, char **argv, const cuzk_fc_proof *fp, const
 out:
     cuzk_jobs_free(eng);
     cuzk_srs_manager_free(srs);
-    cuzk_params_free(&lparams);
-    cuzk_pce_free(lpce);
     return e;
 }
 
