@@ -34,6 +34,7 @@
 #include "cuzk/log.h"
 #include "cuzk/params.h"
 #include "cuzk/pce.h"
+#include "cuzk/porep_circuit.h"
 #include "cuzk/post.h"
 #include "cuzk/r1cs.h"
 #include "cuzk/synth.h"
@@ -405,7 +406,7 @@ static cuzk_err filecoin_setup_prefix(const opts *o, const cuzk_fc_proof **fp, c
                          "--circuit %s: not a circuit id of the registry (see cuzk "
                          "filecoin list)",
                          o->circuit);
-    if ((*fp)->family != CUZK_FC_WINNING && (*fp)->family != CUZK_FC_WINDOW)
+    if ((*fp)->family == CUZK_FC_UPDATE)
         return cuzk_fail(CUZK_EUNSUPPORTED, "--circuit %s: cuzk does not prove %s yet", o->circuit,
                          (*fp)->name);
     char real[4096], fil[4096];
@@ -451,13 +452,20 @@ static int cmd_setup(opts *o)
     if (fp) {
         fprintf(stderr, "setup: recording the constraint system of %s (%s)\n", fp->circuit_id,
                 fp->name);
-        cuzk_progress *rp = NULL;
-        e = cmd_progress_start("recording", "sectors", &rp);
-        if (!e) {
-            cuzk_progress_set_total(rp, fp->sectors);
-            e = cuzk_post_record_pce(fp, cuzk_progress_callback, rp, &pce);
+        if (fp->family == CUZK_FC_SEAL) { /* one challenge recorded, tiled */
+            cuzk_porep_shape shape;
+            e = cuzk_porep_shape_of(fp, &shape);
+            if (!e)
+                e = cuzk_porep_record_pce(&shape, &pce);
+        } else {
+            cuzk_progress *rp = NULL;
+            e = cmd_progress_start("recording", "sectors", &rp);
+            if (!e) {
+                cuzk_progress_set_total(rp, fp->sectors);
+                e = cuzk_post_record_pce(fp, cuzk_progress_callback, rp, &pce);
+            }
+            cuzk_progress_finish(rp);
         }
-        cuzk_progress_finish(rp);
         if (!e && !(pce_out = cmd_path_with(o->out, ".pce")))
             e = cuzk_fail(CUZK_ENOMEM, "out of memory");
         if (!e)
