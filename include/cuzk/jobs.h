@@ -101,12 +101,14 @@ typedef struct {
     /* SYNTHETIC */
     uint64_t synthetic_constraints, synthetic_seed;
     uint32_t synthetic_public_inputs, synthetic_partitions;
-    /* Filecoin kinds (WINNING_POST, WINDOW_POST_PARTITION; PoRep and
-     * SnapDeals are refused for now): the registered proof number (the
-     * chain's), the sector size (0: take the registered proof's), one
-     * bincode FallbackPoStSectorProof per sector (copied by submit), the
-     * 32-byte randomness and, for WindowPoSt, the partition index. */
-    uint64_t registered_proof, sector_size;
+    /* Filecoin kinds (WINNING_POST, WINDOW_POST_PARTITION,
+     * POREP_SEAL_COMMIT; SnapDeals is refused for now): the registered
+     * proof number (the chain's), the sector size (0: take the registered
+     * proof's); PoSt: one bincode FallbackPoStSectorProof per sector
+     * (copied by submit), the 32-byte randomness and, for WindowPoSt, the
+     * partition index; PoRep: one vanilla proof, Curio's C1 envelope
+     * (curio.h), and the sector number and miner id it is for. */
+    uint64_t registered_proof, sector_size, sector_number;
     const uint8_t *const *vanilla_proofs;
     const size_t *vanilla_sizes;
     size_t n_vanilla;
@@ -164,12 +166,12 @@ typedef struct {
 typedef cuzk_err (*cuzk_jobs_hook)(void *ctx, const cuzk_hook_event *ev);
 
 typedef struct {
-    unsigned workers;          /* prove workers per GPU (or CPU prove workers), >= 1 */
-    const char *backend;       /* "cpu", "cuda", "cuda:N", "auto" */
-    const int *gpu_devices;    /* GPU ordinals to use (none: all visible); */
-    size_t n_gpu_devices;      /* a "cuda:N" backend uses GPU N only */
-    int verify_proofs;         /* verify each proof before returning it */
-    const char *param_dir;     /* where synthetic circuits' files are generated */
+    unsigned workers;       /* prove workers per GPU (or CPU prove workers), >= 1 */
+    const char *backend;    /* "cpu", "cuda", "cuda:N", "auto" */
+    const int *gpu_devices; /* GPU ordinals to use (none: all visible); */
+    size_t n_gpu_devices;   /* a "cuda:N" backend uses GPU N only */
+    int verify_proofs;      /* verify each proof before returning it */
+    const char *param_dir;  /* where synthetic circuits' files are generated */
     /* Filecoin's parameter folder (v28 .params/.vk names) and where the
      * constraint systems (.pce) of Filecoin circuits are cached, built on
      * first use (NULL: the parameter folder). */
@@ -238,8 +240,8 @@ void cuzk_jobs_free(cuzk_jobs *j);
  * a bad circuit id, missing or superfluous inputs, too many partitions;
  * ENOMEM when the queue is full (jobs or bytes of inputs waiting); EUNSUPPORTED while draining. A
  * request_id already known returns that job (*existing = 1) when the payload digest is the same,
- * and fails with EINVAL naming the id and that job when it differs. Everything about the content (witness
- * bytes, files, Filecoin kinds) fails the job instead. */
+ * and fails with EINVAL naming the id and that job when it differs. Everything about the content
+ * (witness bytes, files, Filecoin kinds) fails the job instead. */
 cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *req, char job_id[CUZK_JOB_ID_MAX],
                           uint32_t *queue_position, int *existing);
 

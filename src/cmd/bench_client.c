@@ -24,6 +24,8 @@
  *                        [--miner-id M] [--partition-index K]
  *                        (one bincode vanilla proof per sector; --vanilla-dir takes
  *                        DIR/sector-<id>.vproof in sector order)
+ *             porep:     --registered-proof N [--sector-size S] --vanilla FILE
+ *                        --sector-number N --miner-id M   (FILE: Curio's C1 envelope)
  *             [--priority low|normal|high|critical] [--request-id ID]
  *   common:   --addr ADDR (default $CUZK_ADDR, else unix:///run/curio/cuzk.sock)
  *             --json (machine-readable output), --rpc-timeout S (default none)
@@ -71,7 +73,7 @@ typedef struct {
     const char **vanilla;
     size_t n_vanilla;
     const char *vanilla_dir, *randomness;
-    uint64_t registered_proof, sector_size, miner_id;
+    uint64_t registered_proof, sector_size, miner_id, sector_number;
     uint32_t partition_index;
 } copts;
 
@@ -354,6 +356,8 @@ static int parse_copts(int argc, char **argv, copts *o)
             o->registered_proof = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--sector-size"))
             o->sector_size = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--sector-number"))
+            o->sector_number = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--miner-id"))
             o->miner_id = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--partition-index"))
@@ -523,6 +527,16 @@ static int spec_build(const copts *o, job_spec *js)
     js->req.witnesses = js->wit;
     if (o->kind == CUZK_KIND_WINNING_POST || o->kind == CUZK_KIND_WINDOW_POST_PARTITION)
         return spec_post(o, js);
+    if (o->kind == CUZK_KIND_POREP_SEAL_COMMIT && o->n_vanilla) {
+        /* The C1 envelope goes as vanilla_proof, as Curio sends it. */
+        if (o->n_vanilla != 1 || add_vanilla(js, o->vanilla[0]))
+            return -1;
+        js->req.vanilla_proof = js->van[0];
+        js->req.registered_proof = o->registered_proof;
+        js->req.sector_size = o->sector_size;
+        js->req.sector_number = o->sector_number;
+        js->req.miner_id = o->miner_id;
+    }
     return 0;
 }
 

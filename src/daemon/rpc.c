@@ -334,10 +334,16 @@ static cuzk_err submit(cuzk_rpc *r, Cuzk__V1__SubmitProofRequest *q, char *job_i
         wit[i] = q->witnesses[i].data;
         sizes[i] = q->witnesses[i].len;
     }
-    /* PoSt: one vanilla proof per sector (up to 2349 of them). */
+    /* PoSt: one vanilla proof per sector (up to 2349 of them); PoRep: the
+     * one vanilla_proof (Curio's C1 envelope) in the same list. */
     const uint8_t **van = NULL;
     size_t *van_sizes = NULL;
-    if (q->n_vanilla_proofs) {
+    const uint8_t *one = q->vanilla_proof.data;
+    size_t one_len = q->vanilla_proof.len;
+    if (!q->n_vanilla_proofs && one_len) {
+        van = &one;
+        van_sizes = &one_len;
+    } else if (q->n_vanilla_proofs) {
         van = malloc(q->n_vanilla_proofs * sizeof *van);
         van_sizes = malloc(q->n_vanilla_proofs * sizeof *van_sizes);
         if (!van || !van_sizes) {
@@ -366,7 +372,10 @@ static cuzk_err submit(cuzk_rpc *r, Cuzk__V1__SubmitProofRequest *q, char *job_i
         .sector_size = q->sector_size,
         .vanilla_proofs = van,
         .vanilla_sizes = van_sizes,
-        .n_vanilla = q->n_vanilla_proofs,
+        .n_vanilla = q->n_vanilla_proofs ? q->n_vanilla_proofs
+                     : one_len           ? 1
+                                         : 0,
+        .sector_number = q->sector_number,
         .randomness = q->randomness.data,
         .randomness_len = q->randomness.len,
         .miner_id = q->miner_id,
@@ -379,8 +388,10 @@ static cuzk_err submit(cuzk_rpc *r, Cuzk__V1__SubmitProofRequest *q, char *job_i
     int existing;
     if (!e)
         e = cuzk_jobs_submit(r->d->jobs, &jr, job_id, pos, &existing);
-    free(van);
-    free(van_sizes);
+    if (van != &one) {
+        free(van);
+        free(van_sizes);
+    }
     return e;
 }
 

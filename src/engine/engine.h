@@ -76,6 +76,9 @@ struct job {
     cuzk_post_sector_proof *vanilla;
     size_t n_vanilla;
     cuzk_post_partition post;
+    /* PoRep: the request's sector, and its C1 output decoded by prepare. */
+    uint64_t sector_number, miner_id;
+    struct cuzk_c1 *c1;
     int state;
     int queued;        /* in its priority queue (partitions left to admit) */
     atomic_int cancel; /* never goes back to 0 */

@@ -13,6 +13,7 @@
  * finished; the oldest is dropped first, except while an awaiter holds it. */
 #define _GNU_SOURCE
 #include "engine/engine.h"
+#include "cuzk/c1.h"
 #include "cuzk/log.h"
 #include "cuzk/synth.h"
 #include "cuzk/util.h"
@@ -93,6 +94,7 @@ static void job_free(job *jb)
 {
     job_drop_inputs(jb);
     cuzk_post_partition_free(&jb->post);
+    cuzk_c1_free(jb->c1);
     for (size_t i = 0; i < jb->n_vanilla; i++)
         cuzk_post_sector_proof_free(&jb->vanilla[i]);
     free(jb->vanilla);
@@ -428,8 +430,21 @@ static cuzk_err check_request(const cuzk_jobs *j, const cuzk_job_request *r)
         if (r->randomness_len != 32)
             return cuzk_fail(CUZK_EINVAL, "%s: randomness has %zu bytes (32 expected)",
                              cuzk_kind_name(r->kind), r->randomness_len);
+    } else if (r->kind == CUZK_KIND_POREP_SEAL_COMMIT) {
+        const cuzk_fc_proof *fp;
+        if (cuzk_fc_resolve(CUZK_FC_SEAL, r->registered_proof, r->sector_size, &fp))
+            return cuzk_fail_ctx(CUZK_EINVAL, "%s: ", cuzk_kind_name(r->kind));
+        if (r->n_vanilla != 1)
+            return cuzk_fail(CUZK_EINVAL,
+                             "%s: the C1 output comes as one vanilla_proof (Curio's envelope); "
+                             "got %zu",
+                             cuzk_kind_name(r->kind), r->n_vanilla);
+        if (fp->partitions > CUZK_JOB_MAX_PARTITIONS)
+            return cuzk_fail(CUZK_EINVAL, "%s: %s has %u partitions, more than %d",
+                             cuzk_kind_name(r->kind), fp->name, fp->partitions,
+                             CUZK_JOB_MAX_PARTITIONS);
     } else if (r->n_vanilla) {
-        return cuzk_fail(CUZK_EINVAL, "vanilla_proofs are only for Filecoin PoSt jobs (kind %s)",
+        return cuzk_fail(CUZK_EINVAL, "vanilla proofs are only for Filecoin jobs (kind %s)",
                          cuzk_kind_name(r->kind));
     }
     if (r->kind == CUZK_KIND_SYNTHETIC && j->cfg.synthetic_disabled)
@@ -479,17 +494,10 @@ static cuzk_err request_digest(const cuzk_job_request *r, uint8_t out[32])
         EVP_MD_CTX_free(h);
         return cuzk_fail(CUZK_ENOMEM, "out of memory");
     }
-    uint64_t head[11] = {(uint64_t)r->kind,
-                         r->synthetic_constraints,
-                         r->synthetic_seed,
-                         r->synthetic_public_inputs,
-                         r->synthetic_partitions,
-                         r->n_witnesses,
-                         r->registered_proof,
-                         r->sector_size,
-                         r->miner_id,
-                         r->partition_index,
-                         r->n_vanilla};
+    uint64_t head[12] = {(uint64_t)r->kind, r->sector_number,           r->synthetic_constraints,
+                         r->synthetic_seed, r->synthetic_public_inputs, r->synthetic_partitions,
+                         r->n_witnesses,    r->registered_proof,        r->sector_size,
+                         r->miner_id,       r->partition_index,         r->n_vanilla};
     uint64_t id_len = r->circuit_id ? strlen(r->circuit_id) : 0, rl = r->randomness_len;
     EVP_DigestUpdate(h, head, sizeof head);
     EVP_DigestUpdate(h, &id_len, sizeof id_len);
@@ -553,6 +561,16 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
         if (!copy_inputs(jb, r->vanilla_proofs, r->vanilla_sizes, r->n_vanilla)) {
             job_free(jb);
             return cuzk_fail(CUZK_ENOMEM, "out of memory for the vanilla proofs");
+        }
+    } else if (r->kind == CUZK_KIND_POREP_SEAL_COMMIT) {
+        cuzk_fc_resolve(CUZK_FC_SEAL, r->registered_proof, r->sector_size, &jb->fc);
+        snprintf(jb->circuit_id, sizeof jb->circuit_id, "%s", jb->fc->circuit_id);
+        jb->partitions = jb->fc->partitions;
+        jb->sector_number = r->sector_number;
+        jb->miner_id = r->miner_id;
+        if (!copy_inputs(jb, r->vanilla_proofs, r->vanilla_sizes, r->n_vanilla)) {
+            job_free(jb);
+            return cuzk_fail(CUZK_ENOMEM, "out of memory for the C1 output");
         }
     } else if (r->kind == CUZK_KIND_SYNTHETIC) {
         jb->syn_n = r->synthetic_constraints;

@@ -43,7 +43,11 @@
  * result. Every exit of every stage goes through engine_part_end, which
  * frees the partition's memory and may end its job. */
 #define _GNU_SOURCE
+#include "cuzk/c1.h"
 #include "cuzk/cs.h"
+#include "cuzk/curio.h"
+#include "cuzk/gen.h"
+#include "cuzk/porep_circuit.h"
 #include "cuzk/log.h"
 #include "cuzk/pce.h"
 #include "cuzk/progress.h"
@@ -640,7 +644,14 @@ cuzk_err engine_filecoin_circuit(cuzk_jobs *j, const cuzk_fc_proof *fp, const ch
         snprintf(label, sizeof label, "%s recording %s", who, fp->circuit_id);
         if (cuzk_progress_open(&log, label, fp->sectors, "sectors", NULL, CUZK_PROGRESS_LOG))
             log = NULL;
-        rc = cuzk_post_record_pce(fp, log ? cuzk_progress_callback : NULL, log, &pce);
+        if (fp->family == CUZK_FC_SEAL) { /* one challenge recorded, tiled */
+            cuzk_porep_shape shape;
+            rc = cuzk_porep_shape_of(fp, &shape);
+            if (!rc)
+                rc = cuzk_porep_record_pce(&shape, &pce);
+        } else {
+            rc = cuzk_post_record_pce(fp, log ? cuzk_progress_callback : NULL, log, &pce);
+        }
         cuzk_progress_finish(log);
         if (!rc)
             rc = cuzk_pce_write(pce, pce_path);
@@ -675,15 +686,76 @@ static cuzk_err decode_post(job *jb)
                                      jb->n_vanilla, &jb->post);
 }
 
+/* A PoRep request's C1 output: Curio's envelope, then the
+ * SealCommitPhase1Output checked against the request (its registered
+ * proof, sector size and number, the replica_id of this miner's sector)
+ * and every value against the others (c1.h), before any parameter is
+ * loaded. */
+static cuzk_err decode_c1(job *jb)
+{
+    cuzk_curio_c1 env;
+    CUZK_TRY(cuzk_curio_c1_decode(jb->wit[0], jb->wit_size[0], &env));
+    cuzk_err e = CUZK_OK;
+    if (env.sector_size != jb->fc->sector_size)
+        e = cuzk_fail(CUZK_EINVAL,
+                      "vanilla_proof.SectorSize %llu: the request's %s is for %llu-byte sectors",
+                      (unsigned long long)env.sector_size, jb->fc->name,
+                      (unsigned long long)jb->fc->sector_size);
+    else if (env.sector_num >= 0 && (uint64_t)env.sector_num != jb->sector_number)
+        e = cuzk_fail(CUZK_EINVAL, "vanilla_proof.SectorNum %lld: the request is for sector %llu",
+                      (long long)env.sector_num, (unsigned long long)jb->sector_number);
+    uint8_t prover_id[32];
+    cuzk_gen_prover_id(jb->miner_id, prover_id);
+    cuzk_c1_expect x = {.prover_id = prover_id, .sector_id = jb->sector_number};
+    if (!e)
+        e = cuzk_c1_from_json((const char *)env.c1, env.c1_len, &x, &jb->c1);
+    cuzk_curio_c1_free(&env);
+    if (e)
+        return cuzk_fail_ctx(e,
+                             "C1 output of sector %llu: ", (unsigned long long)jb->sector_number);
+    if (jb->c1->registered_proof != jb->fc->number)
+        return cuzk_fail(
+            CUZK_EINVAL, "C1 output is for registered proof %llu, the request for %llu",
+            (unsigned long long)jb->c1->registered_proof, (unsigned long long)jb->fc->number);
+    return CUZK_OK;
+}
+
+/* A PoRep partition's witness: witness-only synthesis of its values. */
+static cuzk_err porep_witness(const job *jb, uint32_t k, cuzk_fr **w, size_t *n)
+{
+    *w = NULL;
+    *n = 0;
+    cuzk_porep_values v;
+    CUZK_TRY(cuzk_c1_partition(jb->c1, k, &v));
+    cuzk_cs *cs = NULL;
+    cuzk_err e = cuzk_cs_new(&cs, CUZK_CS_WITNESS);
+    if (!e)
+        e = cuzk_porep_synthesize(cs, &jb->c1->shape, &v);
+    if (!e)
+        e = cuzk_cs_finish(cs);
+    if (!e)
+        e = cuzk_cs_assignment(cs, w, n);
+    cuzk_cs_free(cs);
+    return e;
+}
+
 /* Prepare a job (no lock): its circuit resident and its profile. */
 static cuzk_err prepare(cuzk_jobs *j, job *jb)
 {
     int post = jb->kind == CUZK_KIND_WINNING_POST || jb->kind == CUZK_KIND_WINDOW_POST_PARTITION;
-    if (jb->kind != CUZK_KIND_GENERIC_R1CS && jb->kind != CUZK_KIND_SYNTHETIC && !post)
+    int porep = jb->kind == CUZK_KIND_POREP_SEAL_COMMIT;
+    if (jb->kind != CUZK_KIND_GENERIC_R1CS && jb->kind != CUZK_KIND_SYNTHETIC && !post && !porep)
         return cuzk_fail(CUZK_EUNSUPPORTED,
                          "proof kind %s: circuit not available yet (this daemon proves "
-                         "WINNING_POST, WINDOW_POST_PARTITION, GENERIC_R1CS and SYNTHETIC jobs)",
+                         "POREP_SEAL_COMMIT, WINNING_POST, WINDOW_POST_PARTITION, GENERIC_R1CS "
+                         "and SYNTHETIC jobs)",
                          cuzk_kind_name(jb->kind));
+    if (porep) {
+        CUZK_TRY(decode_c1(jb));
+        char who[64];
+        snprintf(who, sizeof who, "job=%s", jb->id);
+        CUZK_TRY(engine_filecoin_circuit(j, jb->fc, who));
+    }
     if (jb->kind == CUZK_KIND_SYNTHETIC)
         CUZK_TRY(ensure_synthetic(j, jb));
     if (post) {
@@ -763,7 +835,10 @@ static cuzk_err synthesize(cuzk_jobs *j, part *p, int builds_witness)
     if (jb->fc && !p->w) {
         cuzk_fr *w = NULL;
         size_t n = 0;
-        CUZK_TRY(cuzk_post_witness(&jb->post, &w, &n));
+        if (jb->c1)
+            CUZK_TRY(porep_witness(jb, p->index, &w, &n));
+        else
+            CUZK_TRY(cuzk_post_witness(&jb->post, &w, &n));
         p->w = w;
         p->w_bytes = n * sizeof(cuzk_fr);
         cuzk_mem_charge(j->mem, p->w_bytes);
