@@ -56,8 +56,11 @@ int cmd_piece_main(int argc, char **argv);
  * otherwise; and a "key=HEX" line of 32 bytes on stdout. */
 int cmd_parse_hex32(const char *s, uint8_t out[32]);
 void cmd_print_hex32(const char *key, const uint8_t b[32]);
-/* cmd_seal.c: seal a sector on the CPU (seal.h). */
+/* cmd_seal.c: seal a sector on the CPU (seal.h); its C1 output (c1 ...);
+ * the check of a C1 output against the PoRep circuit (porep check). */
 int cmd_seal_main(int argc, char **argv);
+int cmd_c1_main(int argc, char **argv);
+int cmd_porep_main(int argc, char **argv);
 
 /* cuzk.c: the failure of a command: "cuzk: <what>: <message> (<CODE>)" and
  * 2, or when SIGINT / SIGTERM stopped it (cmd_progress_start) "cuzk: <what>:

@@ -1,5 +1,7 @@
-/* cuzk seal: seal one sector on the CPU (seal.h), for making test sectors
- * and checking sealing against other implementations' commitments.
+/* cuzk seal, cuzk c1 and cuzk porep check: seal one sector on the CPU
+ * (seal.h), for making test sectors and checking sealing against other
+ * implementations' commitments; its C1 output (c1.h); and the check of a
+ * C1 output against the PoRep circuit.
  *
  *   cuzk seal --registered-proof N [--sector-size S] [--porep-id HEX]
  *             [--api-version 1.0.0|1.1.0|1.2.0] --prover-id HEX
@@ -17,8 +19,32 @@
  * Writes DIR/unsealed (the padded sector) and DIR/sealed (the replica) and
  * prints replica_id, comm_d, comm_d_cid, comm_c, comm_r_last, comm_r and
  * comm_r_cid as key=value lines; failures print one line "cuzk: seal:
- * <why>" and exit 2. */
+ * <why>" and exit 2.
+ *
+ *   cuzk c1 <cuzk seal's options and DATA> --seed HEX --out FILE
+ *
+ * Seals the same way in memory (nothing else is written), then writes the
+ * sector's C1 output (SealCommitPhase1Output JSON, c1.h) for the
+ * interactive seed to FILE and prints the challenges as
+ * "challenge[k][i]=node" lines. Seal numbers with synthetic or
+ * non-interactive challenges are refused.
+ *
+ *   cuzk porep check C1.json --sector-number N (--miner-id M | --prover-id
+ *              HEX) [--porep-id HEX] [--api-version V] [--no-value-checks]
+ *
+ * Decodes the C1 (its registered proof gives porep_id and API version
+ * unless overridden, as for seal), checks every value against the public
+ * data (replica_id of this prover and sector, challenges from the seed,
+ * paths to their roots, labels, encoding, comm_r), then synthesizes each
+ * partition's circuit in check mode: "partition k: satisfied: C
+ * constraints, I public inputs" (C after the input constraints, I with
+ * ONE), exit 0; the first unsatisfied constraint, exit 1; a malformed or
+ * inconsistent C1 (the message names its JSON path) or a bad request,
+ * exit 2. --no-value-checks checks the JSON's structure only and leaves
+ * the values to the circuit. */
 #include "cmd/cmd.h"
+#include "cuzk/c1.h"
+#include "cuzk/gen.h"
 #include "cuzk/piece.h"
 #include "cuzk/seal.h"
 #include "cuzk/util.h"
@@ -28,17 +54,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The command running: "seal", "c1" or "porep check". */
+static const char *cmd_name = "seal";
+
 static int usage_err(const char *fmt, const char *arg) __attribute__((format(printf, 1, 0)));
 static int usage_err(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "cuzk: seal: ");
+    fprintf(stderr, "cuzk: %s: ", cmd_name);
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (cuzk seal --help)\n");
+    fprintf(stderr, " (cuzk %s --help)\n", cmd_name);
     return 2;
 }
 
 typedef struct {
-    const char *proof, *size, *porep_id, *api, *prover, *sector, *ticket, *data, *out;
+    const char *proof, *size, *porep_id, *api, *prover, *sector, *ticket, *data, *out, *seed;
     int padded;
 } seal_opts;
 
@@ -48,10 +77,15 @@ static int parse_opts(int argc, char **argv, seal_opts *o)
     struct {
         const char *name;
         const char **dst;
-    } opts[] = {{"--registered-proof", &o->proof}, {"--sector-size", &o->size},
-                {"--porep-id", &o->porep_id},      {"--api-version", &o->api},
-                {"--prover-id", &o->prover},       {"--sector-number", &o->sector},
-                {"--ticket", &o->ticket},          {"--out", &o->out}};
+    } opts[] = {{"--registered-proof", &o->proof},
+                {"--sector-size", &o->size},
+                {"--porep-id", &o->porep_id},
+                {"--api-version", &o->api},
+                {"--prover-id", &o->prover},
+                {"--sector-number", &o->sector},
+                {"--ticket", &o->ticket},
+                {"--out", &o->out},
+                {"--seed", &o->seed}};
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--padded")) {
             o->padded = 1;
@@ -79,7 +113,9 @@ static int parse_opts(int argc, char **argv, seal_opts *o)
     if (!o->data)
         return usage_err("%s is required", "DATA");
     if (!o->out)
-        return usage_err("%s is required", "--out DIR");
+        return usage_err("%s is required", strcmp(cmd_name, "c1") ? "--out DIR" : "--out FILE");
+    if (!strcmp(cmd_name, "c1") != !!o->seed)
+        return usage_err("%s", o->seed ? "--seed is an option of c1" : "--seed HEX is required");
     return 0;
 }
 
@@ -96,6 +132,17 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
+static int parse_api(const char *s, cuzk_fc_api *out)
+{
+    static const cuzk_fc_api all[] = {CUZK_API_1_0_0, CUZK_API_1_1_0, CUZK_API_1_2_0};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (!strcmp(s, cuzk_fc_api_name(all[i]))) {
+            *out = all[i];
+            return 0;
+        }
+    return -1;
+}
+
 /* The parameters from the options: registry entry first, then overrides. */
 static int make_params(const seal_opts *o, cuzk_seal_params *p)
 {
@@ -109,22 +156,14 @@ static int make_params(const seal_opts *o, cuzk_seal_params *p)
                          o->size);
     cuzk_err e = cuzk_fc_resolve(CUZK_FC_SEAL, number, size, &proof);
     if (e)
-        return cmd_fail("seal", e);
+        return cmd_fail(cmd_name, e);
     p->sector_size = proof->sector_size;
     p->api = proof->api;
     cuzk_porep_id(number, p->porep_id);
     if (o->porep_id && cmd_parse_hex32(o->porep_id, p->porep_id))
         return usage_err("--porep-id \"%s\": 64 hex digits", o->porep_id);
-    if (o->api) {
-        if (!strcmp(o->api, "1.0.0"))
-            p->api = CUZK_API_1_0_0;
-        else if (!strcmp(o->api, "1.1.0"))
-            p->api = CUZK_API_1_1_0;
-        else if (!strcmp(o->api, "1.2.0"))
-            p->api = CUZK_API_1_2_0;
-        else
-            return usage_err("--api-version \"%s\": 1.0.0, 1.1.0 or 1.2.0", o->api);
-    }
+    if (o->api && parse_api(o->api, &p->api))
+        return usage_err("--api-version \"%s\": 1.0.0, 1.1.0 or 1.2.0", o->api);
     if (cmd_parse_hex32(o->prover, p->prover_id))
         return usage_err("--prover-id \"%s\": 64 hex digits", o->prover);
     if (cmd_parse_hex32(o->ticket, p->ticket))
@@ -227,4 +266,155 @@ int cmd_seal_main(int argc, char **argv)
     cmd_print_hex32("comm_r", r.comm_r);
     printf("comm_r_cid=%s\n", cid_r);
     return 0;
+}
+
+int cmd_c1_main(int argc, char **argv)
+{
+    seal_opts o;
+    cuzk_seal_params p;
+    cuzk_seal_result r;
+    uint8_t seed[32];
+    cmd_name = "c1";
+    int rc = parse_opts(argc, argv, &o);
+    if (rc || (rc = make_params(&o, &p)))
+        return rc;
+    if (cmd_parse_hex32(o.seed, seed))
+        return usage_err("--seed \"%s\": 64 hex digits", o.seed);
+    unsigned layers;
+    uint8_t *data = NULL, *replica = NULL, *labels = NULL;
+    char *json = NULL;
+    size_t len = 0;
+    cuzk_c1 *c = NULL;
+    cuzk_err e = cuzk_seal_layers(p.sector_size, &layers);
+    if (!e)
+        e = load_sector(&o, p.sector_size, &data);
+    if (!e && (!(replica = malloc(p.sector_size)) || !(labels = malloc(layers * p.sector_size))))
+        e = cuzk_fail(CUZK_ENOMEM, "out of memory for the replica and its labels");
+    if (!e)
+        e = cuzk_seal(&p, data, replica, labels, &r);
+    if (!e)
+        e = cuzk_c1_generate(strtoull(o.proof, NULL, 10), &p, &r, data, labels, seed, &c);
+    if (!e)
+        e = cuzk_c1_to_json(c, &json, &len);
+    if (!e)
+        e = cuzk_write_file(o.out, json, len);
+    if (!e)
+        for (unsigned k = 0; k < c->config.partitions; k++)
+            for (unsigned i = 0; i < c->config.challenges; i++)
+                printf("challenge[%u][%u]=%llu\n", k, i,
+                       (unsigned long long)c->values[k * c->config.challenges + i].challenge);
+    free(data);
+    free(replica);
+    free(labels);
+    free(json);
+    cuzk_c1_free(c);
+    return e ? cmd_fail("c1", e) : 0;
+}
+
+/* porep check's request: the C1 and what its replica_id must be of. */
+static int porep_opts(int argc, char **argv, const char **file, uint8_t prover[32],
+                      cuzk_c1_expect *x, uint8_t porep_id[32])
+{
+    const char *prover_hex = NULL, *miner = NULL, *sector = NULL, *pid = NULL, *api = NULL;
+    memset(x, 0, sizeof *x);
+    *file = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char **dst = !strcmp(argv[i], "--prover-id")       ? &prover_hex
+                           : !strcmp(argv[i], "--miner-id")      ? &miner
+                           : !strcmp(argv[i], "--sector-number") ? &sector
+                           : !strcmp(argv[i], "--porep-id")      ? &pid
+                           : !strcmp(argv[i], "--api-version")   ? &api
+                                                                 : NULL;
+        if (dst) {
+            if (i + 1 >= argc)
+                return usage_err("%s needs a value", argv[i]);
+            *dst = argv[++i];
+        } else if (!strcmp(argv[i], "--no-value-checks")) {
+            x->no_value_checks = 1;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return usage_err("unknown option %s", argv[i]);
+        } else if (*file) {
+            return usage_err("one C1 file, not also \"%s\"", argv[i]);
+        } else {
+            *file = argv[i];
+        }
+    }
+    if (!*file)
+        return usage_err("%s is required", "C1.json");
+    if (!sector || parse_u64(sector, &x->sector_id))
+        return usage_err("--sector-number N is required (a number)%s", "");
+    if (!prover_hex == !miner)
+        return usage_err("the prover: %s", "--prover-id HEX or --miner-id M");
+    uint64_t m;
+    if (miner && parse_u64(miner, &m))
+        return usage_err("--miner-id \"%s\": a number", miner);
+    if (miner)
+        cuzk_gen_prover_id(m, prover);
+    else if (cmd_parse_hex32(prover_hex, prover))
+        return usage_err("--prover-id \"%s\": 64 hex digits", prover_hex);
+    x->prover_id = prover;
+    if (pid && cmd_parse_hex32(pid, porep_id))
+        return usage_err("--porep-id \"%s\": 64 hex digits", pid);
+    if (pid)
+        x->porep_id = porep_id;
+    if (api && parse_api(api, &x->api))
+        return usage_err("--api-version \"%s\": 1.0.0, 1.1.0 or 1.2.0", api);
+    return 0;
+}
+
+/* Decode, then synthesize every partition in check mode. 0 satisfied, 1
+ * unsatisfied, 2 anything else. */
+static int porep_check(int argc, char **argv)
+{
+    const char *file;
+    uint8_t prover[32], porep_id[32];
+    cuzk_c1_expect x;
+    int rc = porep_opts(argc, argv, &file, prover, &x, porep_id);
+    if (rc)
+        return rc;
+    uint8_t *json;
+    size_t n;
+    cuzk_c1 *c = NULL;
+    cuzk_err e = cuzk_read_file(file, &json, &n);
+    if (!e) {
+        e = cuzk_c1_from_json((const char *)json, n, &x, &c);
+        free(json);
+    }
+    if (e)
+        return cmd_fail("porep check", e);
+    printf("porep check: %s, %u partition(s) of %u challenges, API %s\n",
+           cuzk_c1_proof_name(c->registered_proof), c->config.partitions, c->config.challenges,
+           cuzk_fc_api_name(c->config.api));
+    rc = 0;
+    for (unsigned k = 0; k < c->config.partitions && !rc; k++) {
+        cuzk_porep_values v;
+        cuzk_cs *cs = NULL;
+        rc = 2;
+        fflush(stdout);
+        if (!(e = cuzk_c1_partition(c, k, &v)) && !(e = cuzk_cs_new(&cs, CUZK_CS_CHECK)))
+            e = cuzk_porep_synthesize(cs, &c->shape, &v);
+        /* Check mode's own failure (cs.h): the constraint, by index and
+         * name. Anything else is no verdict on the C1. */
+        if (e == CUZK_EINVAL && strstr(cuzk_errmsg(), "is not satisfied")) {
+            printf("partition %u: unsatisfied: %s\n", k, cuzk_errmsg());
+            rc = 1;
+        } else if (!e && !(e = cuzk_cs_finish(cs))) {
+            printf("partition %u: satisfied: %llu constraints, %u public inputs\n", k,
+                   (unsigned long long)cuzk_cs_num_constraints(cs), cuzk_cs_num_inputs(cs));
+            rc = 0;
+        } else {
+            cmd_fail("porep check", e);
+        }
+        cuzk_cs_free(cs);
+    }
+    cuzk_c1_free(c);
+    return rc;
+}
+
+int cmd_porep_main(int argc, char **argv)
+{
+    cmd_name = "porep check";
+    if (argc < 1 || strcmp(argv[0], "check"))
+        return usage_err("which? \"%s\" is not check", argc ? argv[0] : "");
+    return porep_check(argc - 1, argv + 1);
 }

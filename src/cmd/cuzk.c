@@ -890,6 +890,11 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk seal --registered-proof N [--sector-size S] [--porep-id HEX]\n"
      "            [--api-version 1.0.0|1.1.0|1.2.0] --prover-id HEX --sector-number N\n"
      "            --ticket HEX [--padded] DATA --out DIR\n"},
+    {"c1", cmd_c1_main,
+     "  cuzk c1 <the options and DATA of seal> --seed HEX --out FILE   (C1 output JSON)\n"},
+    {"porep", cmd_porep_main,
+     "  cuzk porep check C1.json --sector-number N (--miner-id M | --prover-id HEX)\n"
+     "             [--porep-id HEX] [--api-version V] [--no-value-checks]\n"},
     {NULL, NULL, NULL},
 };
 
