@@ -120,5 +120,10 @@ if(CUZK_HAVE_DAEMON)
                      $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
                      "${CMAKE_BINARY_DIR}/test-tmp/daemon-post")
     set_tests_properties(daemon_post PROPERTIES LABELS "unit;daemon;san" TIMEOUT 900)
+    add_test(NAME daemon_porep
+             COMMAND bash "${CMAKE_SOURCE_DIR}/tests/daemon/test_porep.sh"
+                     $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
+                     "${CMAKE_BINARY_DIR}/test-tmp/daemon-porep")
+    set_tests_properties(daemon_porep PROPERTIES LABELS "unit;daemon" TIMEOUT 1500)
   endif()
 endif()

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# PoRep C2 through the real daemon, as Curio sends it (POREP_SEAL_COMMIT:
+# registered proof, sector number, miner id, and as vanilla_proof Curio's
+# envelope {SectorNum, Phase1Out: base64 of the C1 JSON, SectorSize}), at
+# 2 KiB on the CPU backend:
+#   - test parameters from `cuzk setup --circuit porep-2k`; a sector sealed
+#     and its C1 output made by `cuzk c1`; the envelope written by Python
+#     (json, base64), not by cuzk;
+#   - the proof verified offline with `cuzk verify` against the .vk and the
+#     public inputs the daemon returns;
+#   - a C1 of another sector, another miner's, a corrupt C1 and a size
+#     contradiction fail naming what is wrong, and the daemon goes on.
+# Every daemon started here is stopped by its own pid.
+# Usage: test_porep.sh CUZK_DAEMON CUZK_BENCH CUZK WORK_DIR
+set -u
+DAEMON=$1 BENCH=$2 CUZK=$3 T=$4
+rm -rf "$T" && mkdir -p "$T/params"
+. "$(dirname "$0")/../lib/expect.sh"
+. "$(dirname "$0")/../lib/daemon.sh"
+P="$T/params"
+FIX="$(dirname "$0")/../fixtures/filecoin/polka-test-data-big.car"
+PROVER=e807$(printf '00%.0s' $(seq 30)) # miner 1000 (LEB128, zero padded)
+TICKET=$(printf '0c%.0s' $(seq 32))
+SEED=$(printf '0d%.0s' $(seq 32))
+VK=$P/v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.vk
+expect 0 "not Filecoin's" -- "$CUZK" setup --circuit porep-2k --out "$P"
+expect 0 "challenge[0][1]=" -- "$CUZK" c1 --registered-proof 5 --prover-id "$PROVER" \
+    --sector-number 7 --ticket "$TICKET" --seed "$SEED" "$FIX" --out "$T/c1.json"
+envelope() { # C1 SECTOR SIZE OUT
+    $PY -c 'import base64, json, sys
+c1 = open(sys.argv[1], "rb").read()
+open(sys.argv[4], "w").write(json.dumps({"SectorNum": int(sys.argv[2]),
+    "Phase1Out": base64.b64encode(c1).decode(), "SectorSize": int(sys.argv[3])},
+    separators=(",", ":")))' "$@"
+}
+envelope "$T/c1.json" 7 2048 "$T/env.json"
+
+ADDR="unix://$S/d.sock"
+"$DAEMON" --listen "$ADDR" --param-cache "$P" --log-file "$T/d.log" --workers 1 2>/dev/null &
+D=$!
+pids+=("$D")
+expect 0 "ready after" -- "$BENCH" wait-ready --addr "$ADDR" --timeout 60
+expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind porep --registered-proof 5 \
+    --sector-size 2048 --vanilla "$T/env.json" --sector-number 7 --miner-id 1000 \
+    --out "$T/p.proof" --public-out "$T/p.public"
+expect 0 "proof is valid" -- "$CUZK" verify --vk "$VK" --public "$T/p.public" --proof "$T/p.proof"
+if [ "$(stat -c %s "$T/p.proof")" -eq 192 ]; then ok; else bad "a 2 KiB PoRep proof is 192 bytes"; fi
+
+# Refusals: each names what is wrong; the daemon goes on.
+expect 1 "replica_id" -- "$BENCH" single --addr "$ADDR" --kind porep --registered-proof 5 \
+    --vanilla "$T/env.json" --sector-number 7 --miner-id 1001
+envelope "$T/c1.json" 8 2048 "$T/env8.json"
+expect 1 "vanilla_proof.SectorNum 8: the request is for sector 7" -- "$BENCH" single \
+    --addr "$ADDR" --kind porep --registered-proof 5 --vanilla "$T/env8.json" --sector-number 7 \
+    --miner-id 1000
+sed 's/"seed":\[13,/"seed":[14,/' "$T/c1.json" >"$T/c1-bad.json"
+envelope "$T/c1-bad.json" 7 2048 "$T/env-bad.json"
+expect 1 "C1 output of sector 7" -- "$BENCH" single --addr "$ADDR" --kind porep \
+    --registered-proof 5 --vanilla "$T/env-bad.json" --sector-number 7 --miner-id 1000
+expect 2 "is for 2KiB sectors, the request says sector_size 34359738368" -- "$BENCH" single \
+    --addr "$ADDR" --kind porep --registered-proof 5 --sector-size 34359738368 \
+    --vanilla "$T/env.json" --sector-number 7 --miner-id 1000
+expect 2 "the C1 output comes as one vanilla_proof" -- "$BENCH" single --addr "$ADDR" \
+    --kind porep --registered-proof 5 --sector-number 7 --miner-id 1000
+expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind porep --registered-proof 5 \
+    --vanilla "$T/env.json" --sector-number 7 --miner-id 1000
+
+kill -TERM "$D"
+wait_exit "$D" 60
+if [ "$rc" -eq 0 ]; then ok; else bad "daemon exit $rc"; fi
+echo "test_porep: $pass passed, $fail failed"
+[ "$fail" -eq 0 ] && rm -rf "$T"
+[ "$fail" -eq 0 ]
