@@ -1022,7 +1022,7 @@ static void *stress_worker(void *arg)
         Cuzk__V1__SubmitProofRequest req = st->js->req; /* shallow: shared inputs */
         req.priority = (Cuzk__V1__Priority)prio;
         if (filecoin) {
-            req.proof_kind = CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT;
+            req.proof_kind = CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE;
             req.n_witnesses = 0;
         }
         job_spec one = *st->js;

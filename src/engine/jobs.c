@@ -443,7 +443,7 @@ static cuzk_err check_request(const cuzk_jobs *j, const cuzk_job_request *r)
             return cuzk_fail(CUZK_EINVAL, "%s: %s has %u partitions, more than %d",
                              cuzk_kind_name(r->kind), fp->name, fp->partitions,
                              CUZK_JOB_MAX_PARTITIONS);
-    } else if (r->n_vanilla) {
+    } else if (r->n_vanilla && r->kind != CUZK_KIND_SNAP_DEALS_UPDATE) {
         return cuzk_fail(CUZK_EINVAL, "vanilla proofs are only for Filecoin jobs (kind %s)",
                          cuzk_kind_name(r->kind));
     }

@@ -234,8 +234,10 @@ def failed_job(what, needle, **kw):
           "%s: want FAILED with %r, got %s %r" % (what, needle, r.status, r.error_message))
 
 
-failed_job("porep kind", "porep_seal_commit: circuit not available yet",
+failed_job("porep: not a C1 envelope", "vanilla_proof: not JSON",
            proof_kind=pb.POREP_SEAL_COMMIT, vanilla_proof=b"\x01\x02")
+failed_job("snap kind", "snap_deals_update: circuit not available yet",
+           proof_kind=pb.SNAP_DEALS_UPDATE)
 # PoSt requests: what the request itself says is checked at submission (the
 # registry: numbers, kinds, sizes; sizes of fields), the vanilla proofs when
 # the job runs (a malformed one fails its job, naming where).
@@ -383,6 +385,7 @@ m1 = counters(m)
 delta = {k: v - m0.get(k, 0) for k, v in m1.items() if v != m0.get(k, 0)}
 check(delta == {("generic_r1cs", "completed"): 1, ("generic_r1cs", "failed"): 4,
                 ("porep_seal_commit", "failed"): 2, ("winning_post", "failed"): 1,
+                ("snap_deals_update", "failed"): 1,
                 ("synthetic", "completed"): 14, ("synthetic", "cancelled"): 2},
       "metrics job counters by kind and outcome grew by %s" % delta)
 check('cuzk_stage_seconds_bucket{stage="prove",le="+Inf"}' in m and "cuzk_rss_bytes" in m,

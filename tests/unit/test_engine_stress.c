@@ -108,7 +108,7 @@ static void run_one(int i)
     case 6: r = synth_req(512, 0, 4, 2, CUZK_PRIO_LOW); break;
     case 7:
         memset(&r, 0, sizeof r);
-        r.kind = CUZK_KIND_POREP_SEAL_COMMIT;
+        r.kind = CUZK_KIND_SNAP_DEALS_UPDATE;
         cj->expect = EXPECT_FAIL;
         cj->needle = "circuit not available yet";
         break;
