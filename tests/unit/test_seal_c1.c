@@ -179,6 +179,8 @@ static void test_polka(void)
         CHECK_ERR(cuzk_porep_synthesize(cs, &e->shape, &v), CUZK_EINVAL, "not satisfied");
         cuzk_cs_free(cs);
     }
+    cuzk_c1_free(e);
+    e = NULL;
     x.no_value_checks = 0;
     CHECK_ERR(cuzk_c1_from_json(s, strlen(s), &x, &e), CUZK_EVERIFY,
               "vanilla_proofs.StackedDrg2KiBV1[0][1].comm_d_proofs: the path does not hash");
