@@ -31,7 +31,8 @@ static cuzk_err write_all(int fd, const void *buf, size_t n, const char *path)
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
-            return cuzk_fail(CUZK_EIO, "witness: writing %s failed: %s", path, cuzk_strerror(errno));
+            return cuzk_fail(CUZK_EIO, "witness: writing %s failed: %s", path,
+                             cuzk_strerror(errno));
         p += k;
         n -= (size_t)k;
     }
@@ -101,7 +102,8 @@ cuzk_err cuzk_witness_write(const char *path, const cuzk_fr *w, uint32_t n_input
     if (close(fd) != 0 && !e)
         e = cuzk_fail(CUZK_EIO, "witness: closing %s failed: %s", tmp, cuzk_strerror(errno));
     if (!e && rename(tmp, path) != 0)
-        e = cuzk_fail(CUZK_EIO, "witness: cannot rename %s to %s: %s", tmp, path, cuzk_strerror(errno));
+        e = cuzk_fail(CUZK_EIO, "witness: cannot rename %s to %s: %s", tmp, path,
+                      cuzk_strerror(errno));
     if (e)
         unlink(tmp);
     return e;
