@@ -124,6 +124,7 @@ typedef struct {
     cuzk_jobs *j;
     pthread_t thread;
     int started;
+    int critical_only; /* a synthesis worker kept for CRITICAL jobs */
 } cpu_worker;
 
 /* An a, b, c buffer kept for the next partition of the same size, with its
@@ -180,6 +181,7 @@ struct cuzk_jobs {
     size_t n_pool, pool_max;
     int pin_abc; /* a, b, c in page-locked memory (GPU devices) */
     cpu_worker *synths, *finals;
+    unsigned n_synths; /* synthesis_workers, plus the one kept for CRITICAL jobs */
 };
 
 /* jobs.c: bookkeeping, lock held. */

@@ -271,9 +271,9 @@ static part *admit(cuzk_jobs *j, job *jb, uint64_t reserved)
 }
 
 /* The next thing a synthesis worker should do; lock held. 0: nothing now. */
-static int next_task(cuzk_jobs *j, task *t)
+static int next_task(cuzk_jobs *j, task *t, int critical_only)
 {
-    if (j->redo) {
+    if (j->redo && !critical_only) {
         t->what = T_SYNTH;
         t->p = j->redo;
         t->jb = t->p->jb;
@@ -294,7 +294,7 @@ static int next_task(cuzk_jobs *j, task *t)
     if (full && !j->cfg.lookahead && !express)
         return 0;
     int witnessed = 0; /* jobs passed whose shared witness is built */
-    for (int pr = N_PRIO - 1; pr >= 0; pr--) {
+    for (int pr = N_PRIO - 1; pr >= (critical_only ? N_PRIO - 1 : 0); pr--) {
         int busy = 0; /* a job of this level is being prepared */
         int level_full = full && !(express && pr == N_PRIO - 1);
         if (level_full && !j->cfg.lookahead)
@@ -908,7 +908,7 @@ static void *synthesis_main(void *arg)
     for (;;) {
         task t;
         int have = 0;
-        while (!j->stopping && !(have = next_task(j, &t)))
+        while (!j->stopping && !(have = next_task(j, &t, wk->critical_only)))
             pthread_cond_wait(&j->changed, &j->lock);
         if (!have)
             break;
@@ -1371,7 +1371,11 @@ cuzk_err engine_workers_start(cuzk_jobs *j)
         j->cfg.pipeline_depth = 2 * (unsigned)j->n_provers;
     j->pool_max = j->cfg.pipeline_depth + j->n_provers;
     j->provers = calloc(j->n_provers, sizeof *j->provers);
-    j->synths = calloc(cfg->synthesis_workers, sizeof *j->synths);
+    /* One synthesis worker more than configured, for CRITICAL jobs only:
+     * a WinningPoSt is synthesized at once even while every other worker
+     * builds a PoRep's witness (seconds), instead of waiting for one. */
+    j->n_synths = cfg->synthesis_workers + 1;
+    j->synths = calloc(j->n_synths, sizeof *j->synths);
     j->finals = calloc(cfg->finalizers, sizeof *j->finals);
     if (!j->provers || !j->synths || !j->finals)
         return cuzk_fail(CUZK_ENOMEM, "jobs: out of memory");
@@ -1390,8 +1394,9 @@ cuzk_err engine_workers_start(cuzk_jobs *j)
             return cuzk_fail(CUZK_EINTERNAL, "jobs: cannot start prove worker %zu", i);
         j->provers[i].started = 1;
     }
-    for (unsigned i = 0; i < cfg->synthesis_workers; i++) {
+    for (unsigned i = 0; i < j->n_synths; i++) {
         j->synths[i].j = j;
+        j->synths[i].critical_only = i == j->n_synths - 1;
         if (pthread_create(&j->synths[i].thread, NULL, synthesis_main, &j->synths[i]))
             return cuzk_fail(CUZK_EINTERNAL, "jobs: cannot start synthesis worker %u", i);
         j->synths[i].started = 1;
@@ -1427,7 +1432,7 @@ void engine_workers_stop(cuzk_jobs *j)
     j->stopping = 1;
     pthread_cond_broadcast(&j->changed);
     pthread_mutex_unlock(&j->lock);
-    for (size_t i = 0; j->synths && i < j->cfg.synthesis_workers; i++)
+    for (size_t i = 0; j->synths && i < j->n_synths; i++)
         if (j->synths[i].started) {
             pthread_join(j->synths[i].thread, NULL);
             j->synths[i].started = 0;

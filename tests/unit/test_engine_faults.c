@@ -1039,6 +1039,41 @@ static void case_express(void)
     engine_stop(what);
 }
 
+/* ---- 12. A synthesis worker kept for CRITICAL jobs: with the one
+ * configured worker held in a NORMAL job's synthesis, a CRITICAL job is
+ * still synthesized, proved and finished (its WinningPoSt must not wait
+ * for a PoRep's witness). */
+
+static cuzk_err hold_normal_synthesis(const cuzk_hook_event *ev)
+{
+    if (ev->point == CUZK_HOOK_SYNTHESIS && role_is(ev, 0))
+        return block_here();
+    return CUZK_OK;
+}
+
+static void case_critical_worker(void)
+{
+    const char *what = "critical synthesis worker";
+    engine_start(0, 1, 0);
+    set_behaviour(hold_normal_synthesis);
+    char x[ID], c[ID];
+    submit_as(gen(1), 0, x);
+    CHECK(wait_events(x, CUZK_HOOK_SYNTHESIS, 0, 1)); /* the worker is held */
+    cuzk_job_request rc = gen(1);
+    rc.priority = CUZK_PRIO_CRITICAL;
+    submit_as(rc, 1, c);
+    cuzk_job_result res;
+    CHECK_OK(cuzk_jobs_await(eng, c, (uint64_t)WAIT_S * 1000, NULL, &res));
+    if (res.status != CUZK_JOB_COMPLETED)
+        fprintf(stderr, "%s: the CRITICAL job did not finish while the worker was held: %d %s\n",
+                what, res.status, res.error);
+    CHECK(res.status == CUZK_JOB_COMPLETED && ends(x) == 0);
+    cuzk_job_result_free(&res);
+    set_release(1);
+    expect_done(what, x);
+    engine_stop(what);
+}
+
 /* Every circuit once, so synthetic files exist and SRS sizes are known. */
 static void warm_up(void)
 {
@@ -1072,6 +1107,7 @@ int main(void)
     case_drain();
     case_refill();
     case_express();
+    case_critical_worker();
     fixture_close(&fx);
     return check_done("test_engine_faults");
 }
