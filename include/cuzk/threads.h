@@ -31,6 +31,13 @@ void cuzk_parallel_for(size_t n, size_t grain, cuzk_range_fn fn, void *ctx);
 typedef int (*cuzk_index_pred)(void *ctx, uint64_t i);
 uint64_t cuzk_parallel_first(uint64_t n, size_t grain, cuzk_index_pred bad, void *ctx);
 
+/* Mark the calling thread's work urgent (on != 0) or not. An urgent caller
+ * that finds the pool busy with another caller's job does not wait for it:
+ * it runs its job on threads of its own (cuzk_threads_count() of them,
+ * itself included), sharing the CPUs with the job in progress. For latency-
+ * bound work (a WinningPoSt) next to long batch jobs. */
+void cuzk_threads_urgent(int on);
+
 /* Release the workers (optional; for leak checkers). */
 void cuzk_threads_shutdown(void);
 

@@ -4,7 +4,8 @@
  * bumps a generation counter and joins the work itself. Chunks are claimed
  * with an atomic counter, so uneven chunks balance themselves. Workers sleep
  * on a condition variable between jobs. A thread-local flag makes nested calls
- * run inline instead of deadlocking on the single job slot. */
+ * run inline instead of deadlocking on the single job slot. An urgent caller
+ * that finds the slot taken runs its job on threads started for that call. */
 #include "cuzk/threads.h"
 
 #include <pthread.h>
@@ -30,6 +31,12 @@ static atomic_size_t job_next;
 static unsigned job_active; /* workers still inside the current job */
 
 static _Thread_local int in_pool_job;
+static _Thread_local int urgent;
+
+void cuzk_threads_urgent(int on)
+{
+    urgent = on != 0;
+}
 
 static unsigned default_threads(void)
 {
@@ -137,6 +144,69 @@ void cuzk_threads_shutdown(void)
     pthread_mutex_unlock(&pool_call_lock);
 }
 
+/* A job run beside the pool's: its own chunk counter and threads. */
+typedef struct {
+    cuzk_range_fn fn;
+    void *ctx;
+    size_t n, chunk, nchunks;
+    atomic_size_t next;
+} side_job;
+
+typedef struct {
+    side_job *job;
+    unsigned worker;
+} side_arg;
+
+static void side_chunks(side_job *s, unsigned worker)
+{
+    for (;;) {
+        size_t c = atomic_fetch_add(&s->next, 1);
+        if (c >= s->nchunks)
+            break;
+        size_t b = c * s->chunk, e = b + s->chunk;
+        if (e > s->n)
+            e = s->n;
+        s->fn(s->ctx, b, e, worker);
+    }
+}
+
+static void *side_main(void *arg)
+{
+    side_arg *a = arg;
+    in_pool_job = 1;
+    side_chunks(a->job, a->worker);
+    return NULL;
+}
+
+/* Run fn over [0, n) on nt threads (the caller and nt - 1 started here);
+ * threads that cannot be started leave their chunks to the others. */
+static void run_beside(size_t n, size_t grain, unsigned nt, cuzk_range_fn fn, void *ctx)
+{
+    enum { MAX_SIDE = 256 };
+    if (nt > MAX_SIDE)
+        nt = MAX_SIDE;
+    side_job s = {fn, ctx, n, 0, 0, 0};
+    s.chunk = n / ((size_t)nt * 4);
+    if (s.chunk < grain)
+        s.chunk = grain;
+    s.nchunks = (n + s.chunk - 1) / s.chunk;
+    atomic_store(&s.next, 0);
+    pthread_t tid[MAX_SIDE];
+    side_arg args[MAX_SIDE];
+    unsigned started = 0;
+    for (unsigned i = 1; i < nt && i < s.nchunks; i++) {
+        args[started] = (side_arg){&s, i};
+        if (pthread_create(&tid[started], NULL, side_main, &args[started]) != 0)
+            break;
+        started++;
+    }
+    in_pool_job = 1;
+    side_chunks(&s, 0);
+    in_pool_job = 0;
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+}
+
 void cuzk_parallel_for(size_t n, size_t grain, cuzk_range_fn fn, void *ctx)
 {
     if (n == 0)
@@ -148,7 +218,14 @@ void cuzk_parallel_for(size_t n, size_t grain, cuzk_range_fn fn, void *ctx)
         fn(ctx, 0, n, 0);
         return;
     }
-    pthread_mutex_lock(&pool_call_lock);
+    if (urgent) {
+        if (pthread_mutex_trylock(&pool_call_lock) != 0) {
+            run_beside(n, grain, nt, fn, ctx);
+            return;
+        }
+    } else {
+        pthread_mutex_lock(&pool_call_lock);
+    }
     if (n_workers + 1 != nt) {
         stop_workers();
         start_workers(nt - 1);

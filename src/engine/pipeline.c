@@ -53,6 +53,7 @@
 #include "cuzk/progress.h"
 #include "cuzk/r1cs.h"
 #include "cuzk/synth.h"
+#include "cuzk/threads.h"
 #include "cuzk/util.h"
 #include "engine/engine.h"
 
@@ -942,7 +943,11 @@ static void *synthesis_main(void *arg)
         j->n_synth++;
         pthread_mutex_unlock(&j->lock);
         double t0 = cuzk_now();
+        /* A CRITICAL partition does not queue behind a batch job's SpMV for
+         * the thread pool: it takes threads of its own if the pool is busy. */
+        cuzk_threads_urgent(jb->prio == N_PRIO - 1);
         cuzk_err rc = engine_job_stopped(jb) ? CUZK_OK : synthesize(j, p, builds_witness);
+        cuzk_threads_urgent(0);
         snprintf(msg, sizeof msg, "%s", cuzk_errmsg());
         pthread_mutex_lock(&j->lock);
         j->n_synth--;
@@ -1207,9 +1212,11 @@ static void *prover_main(void *arg)
             cuzk_err rc = engine_hook(j, CUZK_HOOK_PROVE, jb, p->index, dv->ordinal);
             cuzk_prove_timings tm;
             memset(&tm, 0, sizeof tm);
+            cuzk_threads_urgent(jb->prio == N_PRIO - 1);
             if (!rc)
                 rc = cuzk_groth16_prove_abc(pw->be, jb->circ->params, &sh, w, p->abc, p->abc + m,
                                             p->abc + 2 * m, NULL, NULL, &p->proof, &tm);
+            cuzk_threads_urgent(0);
             char msg[1024];
             snprintf(msg, sizeof msg, "%s", cuzk_errmsg());
             double dt = cuzk_now() - t0;

@@ -2,11 +2,15 @@
  * no chunk is still running when the call returns, also when the pool is
  * restarted with another thread count between calls (new workers must not
  * take part in, or count themselves out of, a job published before they
- * existed). parallel_first finds the lowest failing index at any count. */
+ * existed). parallel_first finds the lowest failing index at any count. An
+ * urgent caller finds the pool held by a job that cannot finish yet and still
+ * completes its own job, on threads of its own, every item once. */
 #include "check.h"
 #include "cuzk/threads.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct {
@@ -32,6 +36,77 @@ static void add_range(void *vctx, size_t lo, size_t hi, unsigned worker)
 static int bad_from(void *vctx, uint64_t i)
 {
     return i >= *(const uint64_t *)vctx;
+}
+
+/* A job whose chunks wait until `release` is set: it holds the pool. */
+static atomic_int release, holding;
+
+static void hold_range(void *vctx, size_t lo, size_t hi, unsigned worker)
+{
+    (void)vctx, (void)lo, (void)hi, (void)worker;
+    atomic_store(&holding, 1);
+    while (!atomic_load(&release))
+        usleep(1000);
+}
+
+static void *hold_main(void *arg)
+{
+    (void)arg;
+    cuzk_parallel_for(64, 1, hold_range, NULL);
+    return NULL;
+}
+
+typedef struct {
+    ctx_t c;
+    size_t n;
+    atomic_int done;
+} urgent_t;
+
+static void *urgent_main(void *arg)
+{
+    urgent_t *u = arg;
+    cuzk_threads_urgent(1);
+    cuzk_parallel_for(u->n, 16, add_range, &u->c);
+    cuzk_threads_urgent(0);
+    atomic_store(&u->done, 1);
+    return NULL;
+}
+
+static void case_urgent(void)
+{
+    cuzk_threads_set(4);
+    atomic_store(&release, 0);
+    atomic_store(&holding, 0);
+    pthread_t h, u;
+    CHECK(pthread_create(&h, NULL, hold_main, NULL) == 0);
+    while (!atomic_load(&holding))
+        usleep(1000);
+    urgent_t ur;
+    atomic_init(&ur.c.sum, 0);
+    atomic_init(&ur.c.inside, 0);
+    atomic_init(&ur.c.max_workers, 0);
+    atomic_init(&ur.done, 0);
+    ur.n = 100000;
+    CHECK(pthread_create(&u, NULL, urgent_main, &ur) == 0);
+    /* Up to 20 s for the urgent job while the pool stays held. */
+    for (int i = 0; i < 20000 && !atomic_load(&ur.done); i++)
+        usleep(1000);
+    int finished = atomic_load(&ur.done);
+    CHECK(finished); /* it did not wait for the held pool */
+    atomic_store(&release, 1);
+    pthread_join(h, NULL);
+    pthread_join(u, NULL);
+    CHECK(atomic_load(&ur.c.sum) == (unsigned long long)ur.n * (ur.n - 1) / 2);
+    CHECK(atomic_load(&ur.c.inside) == 0);
+    CHECK(atomic_load(&ur.c.max_workers) <= cuzk_threads_count());
+    CHECK(atomic_load(&ur.c.max_workers) > 1); /* on threads, not inline */
+    /* Not urgent any more: the pool serves it as before. */
+    ctx_t c;
+    atomic_init(&c.sum, 0);
+    atomic_init(&c.inside, 0);
+    atomic_init(&c.max_workers, 0);
+    cuzk_parallel_for(5000, 16, add_range, &c);
+    CHECK(atomic_load(&c.sum) == 5000ull * 4999 / 2);
 }
 
 int main(void)
@@ -63,6 +138,7 @@ int main(void)
         from = 20000;
         CHECK(cuzk_parallel_first(10000, 8, bad_from, &from) == UINT64_MAX);
     }
+    case_urgent();
     cuzk_threads_shutdown();
     return check_done("test_core_threads");
 }
