@@ -86,7 +86,9 @@ cuzk_err cuzk_params_write(const char *path, const cuzk_params *p);
 /* Frees the arrays and zeroes the struct; safe on a zeroed struct. */
 void cuzk_params_free(cuzk_params *p);
 
-/* .vk: the six VK elements, the ic count and ic; nothing may follow. */
+/* .vk: the six VK elements, the ic count and ic; nothing may follow. The
+ * points are uncompressed (as bellperson writes .vk files) or, read only,
+ * all compressed (byte 0's flag 0x80 tells which). */
 cuzk_err cuzk_vk_read(const char *path, cuzk_vk *out);
 cuzk_err cuzk_vk_parse(const uint8_t *data, size_t size, const char *name, cuzk_vk *out);
 cuzk_err cuzk_vk_write(const char *path, const cuzk_vk *vk);

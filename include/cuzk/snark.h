@@ -124,6 +124,8 @@ cuzk_err cuzk_zkey_write_progress(const char *path, const cuzk_params *p, const 
  * strings, written in snarkjs's layout (one-space indentation). */
 cuzk_err cuzk_snarkjs_proof_write(const char *path, const cuzk_proof *p);
 cuzk_err cuzk_snarkjs_proof_read(const char *path, cuzk_proof *p);
+/* A field element as snarkjs writes it: decimal, no leading zeros. */
+void cuzk_snarkjs_fr_to_dec(char out[80], const cuzk_fr *a);
 /* public.json: an array of decimal strings. */
 cuzk_err cuzk_snarkjs_public_write(const char *path, const cuzk_fr *x, size_t n);
 cuzk_err cuzk_snarkjs_public_read(const char *path, cuzk_fr **x, size_t *n);

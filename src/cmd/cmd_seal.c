@@ -41,12 +41,30 @@
  * ONE), exit 0; the first unsatisfied constraint, exit 1; a malformed or
  * inconsistent C1 (the message names its JSON path) or a bad request,
  * exit 2. --no-value-checks checks the JSON's structure only and leaves
- * the values to the circuit. */
+ * the values to the circuit.
+ *
+ *   cuzk porep parents --registered-proof N [--porep-id HEX]
+ *              [--api-version V] NODE...
+ *
+ * One line per NODE: the node, then its 6 DRG and 8 expander parents in the
+ * order the circuit's public inputs list them, separated by spaces (the
+ * graph of the registered proof's sector size and porep_id, or --porep-id).
+ *
+ *   cuzk porep inputs --c1 FILE (--miner-id M | --prover-id HEX)
+ *              --sector-number S [--partition K] [--porep-id HEX]
+ *              [--api-version V]
+ *
+ * Decodes and checks the C1 as porep check does, then prints the public
+ * inputs (without ONE) of every partition, or of partition K, one decimal
+ * field element a line, partition after partition: the lines `cuzk verify
+ * --public` reads. */
 #include "cmd/cmd.h"
 #include "cuzk/c1.h"
 #include "cuzk/gen.h"
 #include "cuzk/piece.h"
+#include "cuzk/porep.h"
 #include "cuzk/seal.h"
+#include "cuzk/snark.h"
 #include "cuzk/util.h"
 
 #include <errno.h>
@@ -362,26 +380,37 @@ static int porep_opts(int argc, char **argv, const char **file, uint8_t prover[3
     return 0;
 }
 
-/* Decode, then synthesize every partition in check mode. 0 satisfied, 1
- * unsatisfied, 2 anything else. */
-static int porep_check(int argc, char **argv)
+/* The C1 of porep_opts' arguments, decoded and checked into *c (0), or
+ * the exit status of a bad request or C1 (message printed). */
+static int porep_load(int argc, char **argv, uint8_t prover[32], cuzk_c1_expect *x, cuzk_c1 **c)
 {
     const char *file;
-    uint8_t prover[32], porep_id[32];
-    cuzk_c1_expect x;
-    int rc = porep_opts(argc, argv, &file, prover, &x, porep_id);
+    static uint8_t porep_id[32]; /* x->porep_id may point here */
+    int rc = porep_opts(argc, argv, &file, prover, x, porep_id);
     if (rc)
         return rc;
     uint8_t *json;
     size_t n;
-    cuzk_c1 *c = NULL;
+    *c = NULL;
     cuzk_err e = cuzk_read_file(file, &json, &n);
     if (!e) {
-        e = cuzk_c1_from_json((const char *)json, n, &x, &c);
+        e = cuzk_c1_from_json((const char *)json, n, x, c);
         free(json);
     }
-    if (e)
-        return cmd_fail("porep check", e);
+    return e ? cmd_fail(cmd_name, e) : 0;
+}
+
+/* Decode, then synthesize every partition in check mode. 0 satisfied, 1
+ * unsatisfied, 2 anything else. */
+static int porep_check(int argc, char **argv)
+{
+    uint8_t prover[32];
+    cuzk_c1_expect x;
+    cuzk_c1 *c;
+    cuzk_err e;
+    int rc = porep_load(argc, argv, prover, &x, &c);
+    if (rc)
+        return rc;
     printf("porep check: %s, %u partition(s) of %u challenges, API %s\n",
            cuzk_c1_proof_name(c->registered_proof), c->config.partitions, c->config.challenges,
            cuzk_fc_api_name(c->config.api));
@@ -411,10 +440,169 @@ static int porep_check(int argc, char **argv)
     return rc;
 }
 
+/* porep parents: each NODE's 14 parents. */
+static int porep_parents(int argc, char **argv)
+{
+    const char *proof = NULL, *pid = NULL, *api = NULL;
+    int first_node = -1;
+    for (int i = 0; i < argc; i++) {
+        const char **dst = !strcmp(argv[i], "--registered-proof") ? &proof
+                           : !strcmp(argv[i], "--porep-id")       ? &pid
+                           : !strcmp(argv[i], "--api-version")    ? &api
+                                                                  : NULL;
+        if (dst) {
+            if (i + 1 >= argc)
+                return usage_err("%s needs a value", argv[i]);
+            *dst = argv[++i];
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return usage_err("unknown option %s", argv[i]);
+        } else if (first_node < 0) {
+            first_node = i;
+        }
+    }
+    uint64_t number;
+    if (!proof || parse_u64(proof, &number))
+        return usage_err("--registered-proof N is required (a number)%s", "");
+    if (first_node < 0)
+        return usage_err("%s", "which nodes? NODE... is required");
+    const cuzk_fc_proof *fp;
+    cuzk_err e = cuzk_fc_resolve(CUZK_FC_SEAL, number, 0, &fp);
+    if (e)
+        return cmd_fail(cmd_name, e);
+    uint8_t porep_id[32];
+    cuzk_porep_id(number, porep_id);
+    if (pid && cmd_parse_hex32(pid, porep_id))
+        return usage_err("--porep-id \"%s\": 64 hex digits", pid);
+    cuzk_fc_api a = fp->api;
+    if (api && parse_api(api, &a))
+        return usage_err("--api-version \"%s\": 1.0.0, 1.1.0 or 1.2.0", api);
+    cuzk_porep_graph g;
+    if ((e = cuzk_porep_graph_init(&g, fp->sector_size / 32, porep_id, a)))
+        return cmd_fail(cmd_name, e);
+    /* Every node is checked before any line is printed. */
+    for (int i = first_node; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1] == '-') {
+            i++; /* an option's value */
+            continue;
+        }
+        uint64_t node;
+        if (parse_u64(argv[i], &node) || node >= g.nodes) {
+            fprintf(stderr, "cuzk: %s: node \"%s\": a number below %llu (%s has %llu nodes)\n",
+                    cmd_name, argv[i], (unsigned long long)g.nodes, fp->name,
+                    (unsigned long long)g.nodes);
+            return 2;
+        }
+    }
+    for (int i = first_node; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1] == '-') {
+            i++;
+            continue;
+        }
+        uint64_t node;
+        uint32_t par[CUZK_POREP_DEGREE];
+        parse_u64(argv[i], &node);
+        if ((e = cuzk_porep_parents(&g, (uint32_t)node, par)))
+            return cmd_fail(cmd_name, e);
+        printf("%llu", (unsigned long long)node);
+        for (int k = 0; k < CUZK_POREP_DEGREE; k++)
+            printf(" %u", par[k]);
+        printf("\n");
+    }
+    return fflush(stdout) == 0 ? 0 : 2;
+}
+
+/* porep inputs: the public inputs of a C1's partitions, decimal. */
+static int porep_inputs(int argc, char **argv)
+{
+    const char *file = NULL, *part = NULL;
+    char *rest[32];
+    int nrest = 0;
+    for (int i = 0; i < argc; i++) {
+        const char **dst = !strcmp(argv[i], "--c1")          ? &file
+                           : !strcmp(argv[i], "--partition") ? &part
+                                                             : NULL;
+        if (dst) {
+            if (i + 1 >= argc)
+                return usage_err("%s needs a value", argv[i]);
+            *dst = argv[++i];
+        } else if (nrest < 31) {
+            rest[nrest++] = argv[i];
+        } else {
+            return usage_err("too many arguments%s", "");
+        }
+    }
+    if (!file)
+        return usage_err("--c1 FILE is required%s", "");
+    for (int i = 0; i < nrest; i++)
+        if (rest[i][0] != '-' || rest[i][1] != '-')
+            return usage_err("\"%s\": the C1 goes after --c1", rest[i]);
+        else if (!strcmp(rest[i], "--no-value-checks"))
+            return usage_err("%s is an option of porep check", rest[i]);
+        else
+            i++;                /* its value */
+    rest[nrest] = (char *)file; /* porep_opts wants the file as an argument */
+    uint8_t prover[32];
+    cuzk_c1_expect x;
+    cuzk_c1 *c;
+    cuzk_err e = CUZK_OK;
+    int rc = porep_load(nrest + 1, rest, prover, &x, &c);
+    if (rc)
+        return rc;
+    unsigned k0 = 0, k1 = c->config.partitions;
+    if (part) {
+        uint64_t k;
+        if (parse_u64(part, &k) || k >= c->config.partitions) {
+            fprintf(stderr, "cuzk: %s: --partition \"%s\": 0 .. %u (%s has %u partition(s))\n",
+                    cmd_name, part, c->config.partitions - 1,
+                    cuzk_c1_proof_name(c->registered_proof), c->config.partitions);
+            cuzk_c1_free(c);
+            return 2;
+        }
+        k0 = (unsigned)k;
+        k1 = k0 + 1;
+    }
+    cuzk_porep_public pub;
+    memcpy(pub.prover_id, prover, 32);
+    pub.sector_id = x.sector_id;
+    memcpy(pub.ticket, c->ticket, 32);
+    memcpy(pub.seed, c->seed, 32);
+    memcpy(pub.comm_d, c->comm_d, 32);
+    memcpy(pub.comm_r, c->comm_r, 32);
+    size_t cnt = cuzk_porep_public_input_count(&c->config);
+    cuzk_fr *in = malloc(cnt * sizeof *in);
+    if (!in)
+        e = cuzk_fail(CUZK_ENOMEM, "out of memory for %zu public inputs", cnt);
+    for (unsigned k = k0; k < k1 && !e; k++) {
+        if ((e = cuzk_porep_public_inputs(&c->config, &pub, k, in)))
+            break;
+        for (size_t i = 0; i < cnt; i++) {
+            char d[80];
+            cuzk_snarkjs_fr_to_dec(d, &in[i]);
+            printf("%s\n", d);
+        }
+    }
+    free(in);
+    cuzk_c1_free(c);
+    if (e)
+        return cmd_fail(cmd_name, e);
+    return fflush(stdout) == 0 ? 0 : 2;
+}
+
 int cmd_porep_main(int argc, char **argv)
 {
-    cmd_name = "porep check";
-    if (argc < 1 || strcmp(argv[0], "check"))
-        return usage_err("which? \"%s\" is not check", argc ? argv[0] : "");
-    return porep_check(argc - 1, argv + 1);
+    const char *sub = argc ? argv[0] : "";
+    if (!strcmp(sub, "check")) {
+        cmd_name = "porep check";
+        return porep_check(argc - 1, argv + 1);
+    }
+    if (!strcmp(sub, "parents")) {
+        cmd_name = "porep parents";
+        return porep_parents(argc - 1, argv + 1);
+    }
+    if (!strcmp(sub, "inputs")) {
+        cmd_name = "porep inputs";
+        return porep_inputs(argc - 1, argv + 1);
+    }
+    cmd_name = "porep";
+    return usage_err("which? \"%s\" is not check, parents or inputs", sub);
 }

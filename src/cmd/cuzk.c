@@ -894,7 +894,10 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk c1 <the options and DATA of seal> --seed HEX --out FILE   (C1 output JSON)\n"},
     {"porep", cmd_porep_main,
      "  cuzk porep check C1.json --sector-number N (--miner-id M | --prover-id HEX)\n"
-     "             [--porep-id HEX] [--api-version V] [--no-value-checks]\n"},
+     "             [--porep-id HEX] [--api-version V] [--no-value-checks]\n"
+     "  cuzk porep parents --registered-proof N [--porep-id HEX] [--api-version V] NODE...\n"
+     "  cuzk porep inputs --c1 FILE --sector-number S (--miner-id M | --prover-id HEX)\n"
+     "             [--partition K] [--porep-id HEX] [--api-version V]\n"},
     {NULL, NULL, NULL},
 };
 

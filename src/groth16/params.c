@@ -47,7 +47,7 @@ static const char *const section_names[SEC_COUNT] = {"ic", "h", "l", "a", "b_g1"
 /* ---- groups, described once so section code is written once ---- */
 
 typedef struct {
-    size_t enc_bytes; /* uncompressed encoding */
+    size_t enc_bytes; /* bytes of one encoded point */
     size_t aff_bytes; /* sizeof the blst affine struct */
     cuzk_err (*decode)(void *out, const uint8_t *in, unsigned checks);
     void (*encode)(uint8_t *out, const void *p);
@@ -74,6 +74,20 @@ static const group_desc group_g1 = {CUZK_G1_UNCOMPRESSED, sizeof(blst_p1_affine)
                                     g1_encode_v};
 static const group_desc group_g2 = {CUZK_G2_UNCOMPRESSED, sizeof(blst_p2_affine), g2_decode_v,
                                     g2_encode_v};
+
+/* A verifying key may also come with compressed points (bellperson's
+ * VerifyingKey written compressed, as some chains' runtimes store it):
+ * read only, never written. */
+static cuzk_err g1c_decode_v(void *out, const uint8_t *in, unsigned checks)
+{
+    return cuzk_g1_decode_compressed(out, in, checks);
+}
+static cuzk_err g2c_decode_v(void *out, const uint8_t *in, unsigned checks)
+{
+    return cuzk_g2_decode_compressed(out, in, checks);
+}
+static const group_desc group_g1c = {48, sizeof(blst_p1_affine), g1c_decode_v, NULL};
+static const group_desc group_g2c = {96, sizeof(blst_p2_affine), g2c_decode_v, NULL};
 
 static uint32_t load_be32(const uint8_t *p)
 {
@@ -214,19 +228,24 @@ static cuzk_err read_section(cursor *c, const char *section, const group_desc *g
 }
 
 /* The VK block and ic. */
-static cuzk_err read_vk(cursor *c, cuzk_vk *vk)
+static cuzk_err read_vk_in(cursor *c, cuzk_vk *vk, const group_desc *g1, const group_desc *g2)
 {
-    CUZK_TRY(read_fixed(c, "alpha_g1", &group_g1, &vk->alpha_g1));
-    CUZK_TRY(read_fixed(c, "beta_g1", &group_g1, &vk->beta_g1));
-    CUZK_TRY(read_fixed(c, "beta_g2", &group_g2, &vk->beta_g2));
-    CUZK_TRY(read_fixed(c, "gamma_g2", &group_g2, &vk->gamma_g2));
-    CUZK_TRY(read_fixed(c, "delta_g1", &group_g1, &vk->delta_g1));
-    CUZK_TRY(read_fixed(c, "delta_g2", &group_g2, &vk->delta_g2));
+    CUZK_TRY(read_fixed(c, "alpha_g1", g1, &vk->alpha_g1));
+    CUZK_TRY(read_fixed(c, "beta_g1", g1, &vk->beta_g1));
+    CUZK_TRY(read_fixed(c, "beta_g2", g2, &vk->beta_g2));
+    CUZK_TRY(read_fixed(c, "gamma_g2", g2, &vk->gamma_g2));
+    CUZK_TRY(read_fixed(c, "delta_g1", g1, &vk->delta_g1));
+    CUZK_TRY(read_fixed(c, "delta_g2", g2, &vk->delta_g2));
     void *ic;
-    CUZK_TRY(read_section(c, section_names[SEC_IC], &group_g1,
-                          CUZK_PT_SUBGROUP | CUZK_PT_NO_INFINITY, &ic, &vk->n_ic));
+    CUZK_TRY(read_section(c, section_names[SEC_IC], g1, CUZK_PT_SUBGROUP | CUZK_PT_NO_INFINITY, &ic,
+                          &vk->n_ic));
     vk->ic = ic;
     return CUZK_OK;
+}
+
+static cuzk_err read_vk(cursor *c, cuzk_vk *vk)
+{
+    return read_vk_in(c, vk, &group_g1, &group_g2);
 }
 
 static cuzk_err check_end(const cursor *c, const char *last)
@@ -249,12 +268,6 @@ static cuzk_err check_h_count(const char *name, size_t n_h)
                          "2^k (snarkjs basis)",
                          name);
     return CUZK_OK;
-}
-
-static cuzk_err parse_vk_body(cursor *c, cuzk_vk *out)
-{
-    CUZK_TRY(read_vk(c, out));
-    return check_end(c, "ic");
 }
 
 static cuzk_err parse_params_body(cursor *c, cuzk_params *out, unsigned flags)
@@ -299,7 +312,12 @@ cuzk_err cuzk_vk_parse(const uint8_t *data, size_t size, const char *name, cuzk_
     if (!data && size)
         return cuzk_fail(CUZK_EINVAL, "cuzk_vk_parse: data is NULL");
     cursor c = {data, size, 0, name ? name : "<vk>", 0};
-    cuzk_err e = parse_vk_body(&c, out);
+    /* Byte 0's compression flag (0x80) tells the two layouts apart: an
+     * uncompressed alpha_g1 never has it. */
+    cuzk_err e =
+        size && (data[0] & 0x80) ? read_vk_in(&c, out, &group_g1c, &group_g2c) : read_vk(&c, out);
+    if (!e)
+        e = check_end(&c, "ic");
     if (e != CUZK_OK)
         cuzk_vk_free(out);
     return e;

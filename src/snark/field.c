@@ -241,3 +241,8 @@ void snark_fr_to_dec(char out[80], const cuzk_fr *a)
     cuzk_fr_to_bytes_le(b, a);
     le_to_dec(out, b, 32);
 }
+
+void cuzk_snarkjs_fr_to_dec(char out[80], const cuzk_fr *a)
+{
+    snark_fr_to_dec(out, a);
+}

@@ -6,6 +6,10 @@
 # the circuit's satisfaction in check mode with the input count of a 2 KiB
 # partition (40 with ONE), a C1 with a changed value refused with its JSON
 # path (exit 2) or, with --no-value-checks, found by the circuit (exit 1).
+# `cuzk porep inputs` of that C1 makes polka-storage's own proof verify
+# with their verifying key (cuzk verify, compressed key), and one changed
+# input makes it fail; `cuzk porep parents` gives the parents the inputs
+# list for both challenges.
 set -u
 CUZK=$1
 T=${2:-${TMPDIR:-/tmp}/cuzk-test-c1-$$}
@@ -43,6 +47,40 @@ expect 2 "vanilla_proofs.StackedDrg2KiBV1[0][1].comm_d_proofs: the path does not
     check "$T/bad.json" --sector-number 77 --miner-id 0
 expect 1 "partition 0: unsatisfied: cs: constraint" -- \
     check "$T/bad.json" --sector-number 77 --miner-id 0 --no-value-checks
+# porep inputs -> polka-storage's proof and key.
+inputs() { "$CUZK" porep inputs --porep-id "$Z" --api-version 1.2.0 "$@"; }
+VK="$FIX/polka-porep-2k.vk"
+PROOF="$FIX/polka-porep-2k.proof"
+if inputs --c1 "$T/c1.json" --sector-number 77 --miner-id 0 >"$T/in.txt"; then ok; else bad "porep inputs"; fi
+[ "$(wc -l <"$T/in.txt")" -eq 39 ] && ok || bad "porep inputs: $(wc -l <"$T/in.txt") lines, 39 expected"
+grep -qvE '^[0-9]+$' "$T/in.txt" && bad "porep inputs: a line that is not decimal" || ok
+expect 0 "proof is valid (1 partition(s))" -- "$CUZK" verify --vk "$VK" --public "$T/in.txt" --proof "$PROOF"
+inputs --c1 "$T/c1.json" --sector-number 77 --prover-id "$Z" --partition 0 >"$T/in0.txt" &&
+    cmp -s "$T/in.txt" "$T/in0.txt" && ok || bad "--partition 0 and --prover-id 0^32: other inputs"
+sed '6s/.*/1/' "$T/in.txt" >"$T/in-bad.txt" # challenge 37's second DRG parent
+expect 1 "partition 0: INVALID" -- "$CUZK" verify --vk "$VK" --public "$T/in-bad.txt" --proof "$PROOF"
+head -c 1000 "$VK" >"$T/trunc.vk"
+python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[500] ^= 0x55; open(sys.argv[2], "wb").write(d)' \
+    "$VK" "$T/corrupt.vk" || bad "python3 corrupting the key"
+expect 2 "ic point 1 at offset 484" -- "$CUZK" verify --vk "$T/corrupt.vk" --public "$T/in.txt" --proof "$PROOF"
+expect 2 "truncated" -- "$CUZK" verify --vk "$T/trunc.vk" --public "$T/in.txt" --proof "$PROOF"
+# porep parents: the node and its 14 parents, as the inputs list them
+# (per challenge, 18: its comm_d leaf, 14 parents, the challenge, 2 leaves).
+"$CUZK" porep parents --registered-proof 5 --porep-id "$Z" --api-version 1.2.0 37 29 >"$T/par.txt" &&
+    ok || bad "porep parents"
+for c in 0 1; do
+    want="$(sed -n "$((4 + 18 * c)),$((18 + 18 * c))p" "$T/in.txt" | tr '\n' ' ' | sed 's/ $//')"
+    got="$(sed -n "$((c + 1))p" "$T/par.txt")"
+    # the inputs start with the challenge's comm_d leaf, its index: the node
+    [ "$got" = "$want" ] && ok || bad "parents of challenge $c: \"$got\", inputs \"$want\""
+done
+expect 2 "node \"64\": a number below 64" -- "$CUZK" porep parents --registered-proof 5 37 64
+expect 2 "--registered-proof N is required" -- "$CUZK" porep parents 37
+expect 2 "NODE... is required" -- "$CUZK" porep parents --registered-proof 5
+expect 2 "--partition \"1\": 0 .. 0" -- inputs --c1 "$T/c1.json" --sector-number 77 --miner-id 0 --partition 1
+expect 2 "--c1 FILE is required" -- inputs --sector-number 77 --miner-id 0
+expect 2 "C1 replica_id: not the one of prover, sector 78" -- \
+    inputs --c1 "$T/c1.json" --sector-number 78 --miner-id 0
 printf '{"registered_proof":' >"$T/trunc.json"
 expect 2 "C1: not JSON" -- check "$T/trunc.json" --sector-number 77 --miner-id 0
 expect 2 "--seed HEX is required" -- c1 "$FIX/polka-test-data-big.car" --out "$T/x.json"
