@@ -16,10 +16,19 @@
  * padded sector itself (at most the sector size, zero-filled). HEX values
  * are 64 hex digits, the 32 bytes as used.
  *
- * Writes DIR/unsealed (the padded sector) and DIR/sealed (the replica) and
+ * Writes DIR/unsealed (the padded sector), DIR/sealed (the replica),
+ * DIR/labels (every layer's labels, layer 1 first) and DIR/seal.json (the
+ * registered proof, sector size, layers, API version, porep_id, prover_id,
+ * sector number, ticket, replica_id and commitments, hex as stored) and
  * prints replica_id, comm_d, comm_d_cid, comm_c, comm_r_last, comm_r and
  * comm_r_cid as key=value lines; failures print one line "cuzk: seal:
  * <why>" and exit 2.
+ *
+ *   cuzk seal c1 --dir DIR --seed HEX --out FILE
+ *
+ * The C1 output of the sector cuzk seal wrote to DIR, for the interactive
+ * seed, checked against DIR's public data before it is written (files
+ * changed since the seal are refused); prints the challenges as below.
  *
  *   cuzk c1 <cuzk seal's options and DATA> --seed HEX --out FILE
  *
@@ -68,6 +77,7 @@
 #include "cuzk/util.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,45 +245,235 @@ out:
     return e;
 }
 
-static cuzk_err write_outputs(const char *dir, const uint8_t *unsealed, const uint8_t *sealed,
-                              uint64_t size)
+/* DIR/name: malloc'd, or NULL when out of memory. */
+static char *dir_file(const char *dir, const char *name)
 {
-    char *u = NULL, *s = NULL;
-    cuzk_err e = cmd_make_dirs(dir);
-    if (!e && (!(u = cmd_path_with(dir, "/unsealed")) || !(s = cmd_path_with(dir, "/sealed"))))
-        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
-    if (!e)
-        e = cuzk_write_file(u, unsealed, size);
-    if (!e)
-        e = cuzk_write_file(s, sealed, size);
-    free(u);
-    free(s);
+    return cmd_path_with(dir, name);
+}
+
+static void hex32(char out[65], const uint8_t b[32])
+{
+    for (int i = 0; i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/* DIR/seal.json: the seal's parameters and commitments, what `cuzk seal
+ * c1` needs besides the data and the labels. */
+static cuzk_err write_seal_json(const char *path, uint64_t number, const cuzk_seal_params *p,
+                                const cuzk_seal_result *r)
+{
+    char h[7][65];
+    const uint8_t *v[7] = {p->porep_id, p->prover_id, p->ticket,     r->replica_id,
+                           r->comm_d,   r->comm_c,    r->comm_r_last};
+    for (int i = 0; i < 7; i++)
+        hex32(h[i], v[i]);
+    char cr[65];
+    hex32(cr, r->comm_r);
+    json_t *j = json_pack("{s:I, s:I, s:i, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s}",
+                          "registered_proof", (json_int_t)number, "sector_size",
+                          (json_int_t)p->sector_size, "layers", (int)p->layers, "api_version",
+                          cuzk_fc_api_name(p->api), "porep_id", h[0], "prover_id", h[1],
+                          "sector_number", (json_int_t)p->sector_id, "ticket", h[2], "replica_id",
+                          h[3], "comm_d", h[4], "comm_c", h[5], "comm_r_last", h[6], "comm_r", cr);
+    if (!j)
+        return cuzk_fail(CUZK_ENOMEM, "out of memory for %s", path);
+    char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(j);
+    if (!text)
+        return cuzk_fail(CUZK_ENOMEM, "out of memory for %s", path);
+    size_t n = strlen(text);
+    cuzk_err e = cuzk_write_file(path, text, n);
+    free(text);
     return e;
+}
+
+static cuzk_err write_outputs(const char *dir, const uint8_t *unsealed, const uint8_t *sealed,
+                              const uint8_t *labels, uint64_t number, const cuzk_seal_params *p,
+                              const cuzk_seal_result *r)
+{
+    static const char *const names[] = {"/unsealed", "/sealed", "/labels", "/seal.json"};
+    const uint8_t *bytes[] = {unsealed, sealed, labels};
+    const size_t sizes[] = {p->sector_size, p->sector_size, (size_t)p->layers * p->sector_size};
+    cuzk_err e = cmd_make_dirs(dir);
+    for (int i = 0; i < 4 && !e; i++) {
+        char *f = dir_file(dir, names[i]);
+        if (!f)
+            e = cuzk_fail(CUZK_ENOMEM, "out of memory");
+        else if (i < 3)
+            e = cuzk_write_file(f, bytes[i], sizes[i]);
+        else
+            e = write_seal_json(f, number, p, r);
+        free(f);
+    }
+    return e;
+}
+
+/* The C1's challenges, one "challenge[k][i]=node" line each. */
+static void print_challenges(const cuzk_c1 *c)
+{
+    for (unsigned k = 0; k < c->config.partitions; k++)
+        for (unsigned i = 0; i < c->config.challenges; i++)
+            printf("challenge[%u][%u]=%llu\n", k, i,
+                   (unsigned long long)c->values[k * c->config.challenges + i].challenge);
+}
+
+/* A 64-hex-digit member of seal.json into out. */
+static cuzk_err json_hex32(json_t *j, const char *path, const char *key, uint8_t out[32])
+{
+    const char *v = json_string_value(json_object_get(j, key));
+    if (!v || cmd_parse_hex32(v, out))
+        return cuzk_fail(CUZK_EFORMAT, "%s: \"%s\" must be 64 hex digits", path, key);
+    return CUZK_OK;
+}
+
+static cuzk_err json_u64(json_t *j, const char *path, const char *key, uint64_t *out)
+{
+    json_t *v = json_object_get(j, key);
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return cuzk_fail(CUZK_EFORMAT, "%s: \"%s\" must be a non-negative integer", path, key);
+    *out = (uint64_t)json_integer_value(v);
+    return CUZK_OK;
+}
+
+/* DIR/seal.json into the seal's parameters and result. */
+static cuzk_err read_seal_json(const char *path, uint64_t *number, cuzk_seal_params *p,
+                               cuzk_seal_result *r)
+{
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    if (!j)
+        return cuzk_fail(CUZK_EFORMAT, "%s: line %d: %s", path, err.line, err.text);
+    memset(p, 0, sizeof *p);
+    uint64_t layers = 0;
+    const char *api = json_string_value(json_object_get(j, "api_version"));
+    cuzk_err e = json_u64(j, path, "registered_proof", number);
+    if (!e)
+        e = json_u64(j, path, "sector_size", &p->sector_size);
+    if (!e)
+        e = json_u64(j, path, "layers", &layers);
+    if (!e)
+        e = json_u64(j, path, "sector_number", &p->sector_id);
+    if (!e && (!api || parse_api(api, &p->api)))
+        e = cuzk_fail(CUZK_EFORMAT, "%s: \"api_version\" must be 1.0.0, 1.1.0 or 1.2.0", path);
+    static const char *const keys[] = {"porep_id", "prover_id", "ticket",      "replica_id",
+                                       "comm_d",   "comm_c",    "comm_r_last", "comm_r"};
+    uint8_t *outs[8] = {p->porep_id, p->prover_id, p->ticket,      r->replica_id,
+                        r->comm_d,   r->comm_c,    r->comm_r_last, r->comm_r};
+    for (int i = 0; i < 8 && !e; i++)
+        e = json_hex32(j, path, keys[i], outs[i]);
+    json_decref(j);
+    if (!e && layers > 64)
+        e = cuzk_fail(CUZK_EFORMAT, "%s: \"layers\" %llu is not a layer count", path,
+                      (unsigned long long)layers);
+    p->layers = (unsigned)layers;
+    return e;
+}
+
+/* A file of DIR that must hold exactly `size` bytes, malloc'd into *out. */
+static cuzk_err read_sized(const char *dir, const char *name, uint64_t size, uint8_t **out)
+{
+    char *f = dir_file(dir, name);
+    if (!f)
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    size_t n = 0;
+    *out = NULL;
+    cuzk_err e = cuzk_read_file(f, out, &n);
+    if (!e && n != size) {
+        e = cuzk_fail(CUZK_EFORMAT, "%s: %zu bytes, %llu expected (seal.json's sector)", f, n,
+                      (unsigned long long)size);
+        free(*out);
+        *out = NULL;
+    }
+    free(f);
+    return e;
+}
+
+/* cuzk seal c1 --dir DIR --seed HEX --out FILE: the C1 of a sector that
+ * cuzk seal wrote to DIR. */
+static int seal_c1_main(int argc, char **argv)
+{
+    const char *dir = NULL, *seed_hex = NULL, *out = NULL;
+    cmd_name = "seal c1";
+    for (int i = 0; i < argc; i++) {
+        const char **dst = !strcmp(argv[i], "--dir")    ? &dir
+                           : !strcmp(argv[i], "--seed") ? &seed_hex
+                           : !strcmp(argv[i], "--out")  ? &out
+                                                        : NULL;
+        if (!dst)
+            return usage_err("unknown argument \"%s\"", argv[i]);
+        if (i + 1 >= argc)
+            return usage_err("%s needs a value", argv[i]);
+        *dst = argv[++i];
+    }
+    uint8_t seed[32];
+    if (!dir || !seed_hex || !out)
+        return usage_err("%s", "--dir DIR, --seed HEX and --out FILE are required");
+    if (cmd_parse_hex32(seed_hex, seed))
+        return usage_err("--seed \"%s\": 64 hex digits", seed_hex);
+    uint64_t number = 0;
+    cuzk_seal_params p;
+    cuzk_seal_result r;
+    uint8_t *data = NULL, *labels = NULL;
+    char *json = NULL, *meta = dir_file(dir, "/seal.json");
+    size_t len = 0;
+    cuzk_c1 *c = NULL, *back = NULL;
+    cuzk_err e =
+        meta ? read_seal_json(meta, &number, &p, &r) : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    if (!e)
+        e = read_sized(dir, "/unsealed", p.sector_size, &data);
+    if (!e)
+        e = read_sized(dir, "/labels", (uint64_t)p.layers * p.sector_size, &labels);
+    if (!e)
+        e = cuzk_c1_generate(number, &p, &r, data, labels, seed, &c);
+    if (!e)
+        e = cuzk_c1_to_json(c, &json, &len);
+    /* The files could have been changed since the seal: the C1 must check
+     * against its own public data before it is written. */
+    cuzk_c1_expect x = {
+        .prover_id = p.prover_id, .sector_id = p.sector_id, .porep_id = p.porep_id, .api = p.api};
+    if (!e && (e = cuzk_c1_from_json(json, len, &x, &back)))
+        e = cuzk_fail_ctx(e, "%s: the files do not hold together: ", dir);
+    if (!e)
+        e = cuzk_write_file(out, json, len);
+    if (!e)
+        print_challenges(c);
+    free(meta);
+    free(data);
+    free(labels);
+    free(json);
+    cuzk_c1_free(c);
+    cuzk_c1_free(back);
+    return e ? cmd_fail(cmd_name, e) : 0;
 }
 
 int cmd_seal_main(int argc, char **argv)
 {
+    if (argc >= 1 && !strcmp(argv[0], "c1"))
+        return seal_c1_main(argc - 1, argv + 1);
     seal_opts o;
     cuzk_seal_params p;
     cuzk_seal_result r;
     int rc = parse_opts(argc, argv, &o);
     if (rc || (rc = make_params(&o, &p)))
         return rc;
-    uint8_t *data = NULL, *replica = NULL;
+    uint8_t *data = NULL, *replica = NULL, *labels = NULL;
     char cid_d[CUZK_CID_STR_MAX], cid_r[CUZK_CID_STR_MAX];
-    cuzk_err e = load_sector(&o, p.sector_size, &data);
-    if (!e && !(replica = malloc(p.sector_size)))
-        e = cuzk_fail(CUZK_ENOMEM, "out of memory for the replica");
+    cuzk_err e = cuzk_seal_layers(p.sector_size, &p.layers);
     if (!e)
-        e = cuzk_seal(&p, data, replica, NULL, &r);
+        e = load_sector(&o, p.sector_size, &data);
+    if (!e && (!(replica = malloc(p.sector_size)) || !(labels = malloc(p.layers * p.sector_size))))
+        e = cuzk_fail(CUZK_ENOMEM, "out of memory for the replica and its labels");
+    if (!e)
+        e = cuzk_seal(&p, data, replica, labels, &r);
     if (!e)
         e = cuzk_cid_encode(CUZK_CID_UNSEALED, r.comm_d, cid_d);
     if (!e)
         e = cuzk_cid_encode(CUZK_CID_SEALED, r.comm_r, cid_r);
     if (!e)
-        e = write_outputs(o.out, data, replica, p.sector_size);
+        e = write_outputs(o.out, data, replica, labels, strtoull(o.proof, NULL, 10), &p, &r);
     free(data);
     free(replica);
+    free(labels);
     if (e)
         return cmd_fail("seal", e);
     cmd_print_hex32("replica_id", r.replica_id);
@@ -317,10 +517,7 @@ int cmd_c1_main(int argc, char **argv)
     if (!e)
         e = cuzk_write_file(o.out, json, len);
     if (!e)
-        for (unsigned k = 0; k < c->config.partitions; k++)
-            for (unsigned i = 0; i < c->config.challenges; i++)
-                printf("challenge[%u][%u]=%llu\n", k, i,
-                       (unsigned long long)c->values[k * c->config.challenges + i].challenge);
+        print_challenges(c);
     free(data);
     free(replica);
     free(labels);

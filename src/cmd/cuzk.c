@@ -889,7 +889,8 @@ const cuzk_subcommand cuzk_subcommands[] = {
     {"seal", cmd_seal_main,
      "  cuzk seal --registered-proof N [--sector-size S] [--porep-id HEX]\n"
      "            [--api-version 1.0.0|1.1.0|1.2.0] --prover-id HEX --sector-number N\n"
-     "            --ticket HEX [--padded] DATA --out DIR\n"},
+     "            --ticket HEX [--padded] DATA --out DIR\n"
+     "  cuzk seal c1 --dir DIR --seed HEX --out FILE   (C1 output JSON of a sealed DIR)\n"},
     {"c1", cmd_c1_main,
      "  cuzk c1 <the options and DATA of seal> --seed HEX --out FILE   (C1 output JSON)\n"},
     {"porep", cmd_porep_main,

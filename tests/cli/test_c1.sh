@@ -47,6 +47,25 @@ expect 2 "vanilla_proofs.StackedDrg2KiBV1[0][1].comm_d_proofs: the path does not
     check "$T/bad.json" --sector-number 77 --miner-id 0
 expect 1 "partition 0: unsatisfied: cs: constraint" -- \
     check "$T/bad.json" --sector-number 77 --miner-id 0 --no-value-checks
+# cuzk seal writes DIR/seal.json and DIR/labels; cuzk seal c1 makes the same
+# C1 from them, and refuses files that do not belong together.
+"$CUZK" seal --registered-proof 5 --porep-id "$Z" --api-version 1.2.0 --prover-id "$Z" \
+    --sector-number 77 --ticket "$TICKET" "$FIX/polka-test-data-big.car" --out "$T/sd" >/dev/null &&
+    ok || bad "seal to a directory"
+expect 0 "challenge[0][1]=29" -- "$CUZK" seal c1 --dir "$T/sd" --seed "$SEED" --out "$T/sd-c1.json"
+cmp -s "$T/c1.json" "$T/sd-c1.json" && ok || bad "seal c1 and c1: different C1s"
+cp -r "$T/sd" "$T/sd-bad"
+printf '\x01' | dd of="$T/sd-bad/labels" bs=1 seek=100 conv=notrunc status=none
+expect 2 "the files do not hold together" -- \
+    "$CUZK" seal c1 --dir "$T/sd-bad" --seed "$SEED" --out "$T/x.json"
+[ -e "$T/x.json" ] && bad "a C1 written from inconsistent files" || ok
+head -c 1000 "$T/sd/unsealed" >"$T/sd-bad/unsealed"
+expect 2 "1000 bytes, 2048 expected" -- "$CUZK" seal c1 --dir "$T/sd-bad" --seed "$SEED" --out "$T/x.json"
+sed 's/"ticket": "0c/"ticket": "zz/' "$T/sd/seal.json" >"$T/sd-bad/seal.json"
+expect 2 '"ticket" must be 64 hex digits' -- "$CUZK" seal c1 --dir "$T/sd-bad" --seed "$SEED" --out "$T/x.json"
+head -c 100 "$T/sd/seal.json" >"$T/sd-bad/seal.json"
+expect 2 "seal.json: line" -- "$CUZK" seal c1 --dir "$T/sd-bad" --seed "$SEED" --out "$T/x.json"
+expect 2 "--dir DIR, --seed HEX and --out FILE are required" -- "$CUZK" seal c1 --seed "$SEED" --out "$T/x.json"
 # porep inputs -> polka-storage's proof and key.
 inputs() { "$CUZK" porep inputs --porep-id "$Z" --api-version 1.2.0 "$@"; }
 VK="$FIX/polka-porep-2k.vk"
