@@ -282,6 +282,14 @@ static cuzk_err write_seal_json(const char *path, uint64_t number, const cuzk_se
     if (!text)
         return cuzk_fail(CUZK_ENOMEM, "out of memory for %s", path);
     size_t n = strlen(text);
+    char *line = realloc(text, n + 2); /* the file ends with a newline */
+    if (!line) {
+        free(text);
+        return cuzk_fail(CUZK_ENOMEM, "out of memory for %s", path);
+    }
+    text = line;
+    text[n++] = '\n';
+    text[n] = 0;
     cuzk_err e = cuzk_write_file(path, text, n);
     free(text);
     return e;
