@@ -586,11 +586,12 @@ static int porep_opts(int argc, char **argv, const char **file, uint8_t prover[3
 }
 
 /* The C1 of porep_opts' arguments, decoded and checked into *c (0), or
- * the exit status of a bad request or C1 (message printed). */
-static int porep_load(int argc, char **argv, uint8_t prover[32], cuzk_c1_expect *x, cuzk_c1 **c)
+ * the exit status of a bad request or C1 (message printed). x points into
+ * prover and porep_id. */
+static int porep_load(int argc, char **argv, uint8_t prover[32], uint8_t porep_id[32],
+                      cuzk_c1_expect *x, cuzk_c1 **c)
 {
     const char *file;
-    static uint8_t porep_id[32]; /* x->porep_id may point here */
     int rc = porep_opts(argc, argv, &file, prover, x, porep_id);
     if (rc)
         return rc;
@@ -609,11 +610,11 @@ static int porep_load(int argc, char **argv, uint8_t prover[32], cuzk_c1_expect 
  * unsatisfied, 2 anything else. */
 static int porep_check(int argc, char **argv)
 {
-    uint8_t prover[32];
+    uint8_t prover[32], porep_id[32];
     cuzk_c1_expect x;
     cuzk_c1 *c;
     cuzk_err e;
-    int rc = porep_load(argc, argv, prover, &x, &c);
+    int rc = porep_load(argc, argv, prover, porep_id, &x, &c);
     if (rc)
         return rc;
     printf("porep check: %s, %u partition(s) of %u challenges, API %s\n",
@@ -746,11 +747,11 @@ static int porep_inputs(int argc, char **argv)
         else
             i++;                /* its value */
     rest[nrest] = (char *)file; /* porep_opts wants the file as an argument */
-    uint8_t prover[32];
+    uint8_t prover[32], porep_id[32];
     cuzk_c1_expect x;
     cuzk_c1 *c;
     cuzk_err e = CUZK_OK;
-    int rc = porep_load(nrest + 1, rest, prover, &x, &c);
+    int rc = porep_load(nrest + 1, rest, prover, porep_id, &x, &c);
     if (rc)
         return rc;
     unsigned k0 = 0, k1 = c->config.partitions;
