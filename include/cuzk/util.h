@@ -43,6 +43,11 @@ cuzk_err cuzk_read_file(const char *path, uint8_t **data, size_t *size);
 /* Write a buffer to a file, replacing it. */
 cuzk_err cuzk_write_file(const char *path, const void *data, size_t size);
 
+/* mkdir -p: dir and every missing parent (mode 0777 less the umask).
+ * EIO naming the folder that cannot be made, or dir when it is not a
+ * folder; EINVAL for a name longer than 4095 bytes. */
+cuzk_err cuzk_make_dirs(const char *dir);
+
 /* Remove the temporary files of dead processes from `dir`: names ending in
  * ".tmp-<pid>" (setup's parameter and zkey files) or ".tmp.<pid>" (PCE
  * files) whose pid is no live process (kill(pid, 0) fails with ESRCH), as

@@ -47,8 +47,6 @@ int cmd_post_main(int argc, char **argv);
 /* cmd_post.c: a size as "32GiB", "2KiB", "512MiB" (any case) or a byte
  * count; -1 for anything else or an overflow. */
 int cmd_parse_size(const char *s, uint64_t *out);
-/* cmd_post.c: mkdir -p, then EIO unless the path is a folder. */
-cuzk_err cmd_make_dirs(const char *dir);
 /* cmd_piece.c: piece commitments and their CIDs (piece commp, piece cid,
  * piece commd). */
 int cmd_piece_main(int argc, char **argv);
@@ -56,6 +54,8 @@ int cmd_piece_main(int argc, char **argv);
  * otherwise; and a "key=HEX" line of 32 bytes on stdout. */
 int cmd_parse_hex32(const char *s, uint8_t out[32]);
 void cmd_print_hex32(const char *key, const uint8_t b[32]);
+/* The 32 bytes as 64 lowercase hex digits, NUL-terminated. */
+void cmd_hex32(char out[65], const uint8_t b[32]);
 /* cmd_seal.c: seal a sector on the CPU (seal.h); its C1 output (c1 ...);
  * the check of a C1 output against the PoRep circuit (porep check). */
 int cmd_seal_main(int argc, char **argv);

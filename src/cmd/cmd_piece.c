@@ -38,12 +38,17 @@ static int usage_err(const char *msg)
     return 2;
 }
 
+void cmd_hex32(char out[65], const uint8_t b[32])
+{
+    for (int i = 0; i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
 void cmd_print_hex32(const char *key, const uint8_t b[32])
 {
-    printf("%s=", key);
-    for (int i = 0; i < 32; i++)
-        printf("%02x", b[i]);
-    printf("\n");
+    char h[65];
+    cmd_hex32(h, b);
+    printf("%s=%s\n", key, h);
 }
 
 /* Declared in cmd.h. */

@@ -117,17 +117,11 @@ static cuzk_err parse_fr_hex(const char *what, const char *s, uint8_t out[32])
     return CUZK_OK;
 }
 
-static void hex32(char out[65], const uint8_t b[32])
-{
-    for (int i = 0; i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", b[i]);
-}
-
 static void fr_hex32(char out[65], const cuzk_fr *x)
 {
     uint8_t b[32];
     cuzk_fr_to_bytes_le(b, x);
-    hex32(out, b);
+    cmd_hex32(out, b);
 }
 
 /* parse_opts reads the options of both commands; each refuses those of
@@ -253,8 +247,8 @@ static cuzk_err write_request(const char *path, const cuzk_fc_proof *p, const ui
     uint8_t prover[32];
     char hr[65], hp[65], hc[65];
     cuzk_gen_prover_id(o->miner_id, prover);
-    hex32(hr, r);
-    hex32(hp, prover);
+    cmd_hex32(hr, r);
+    cmd_hex32(hp, prover);
     FILE *f = fopen(path, "w");
     if (!f)
         return cuzk_fail(CUZK_EIO, "cannot create %s: %s", path, cuzk_strerror(errno));
@@ -298,30 +292,6 @@ static cuzk_err write_sectors(const char *dir, const cuzk_post_sector_proof *v, 
     return e;
 }
 
-/* Declared in cmd.h. */
-cuzk_err cmd_make_dirs(const char *dir)
-{
-    char path[4096];
-    struct stat st;
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
-        return cuzk_fail(CUZK_EINVAL, "folder name too long: %s", dir);
-    for (char *c = path + 1;; c++) {
-        int end = !*c;
-        if (*c != '/' && !end)
-            continue;
-        *c = 0;
-        if (mkdir(path, 0777) != 0 && errno != EEXIST)
-            return cuzk_fail(CUZK_EIO, "cannot create the folder %s: %s", path,
-                             cuzk_strerror(errno));
-        if (end)
-            break;
-        *c = '/';
-    }
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return cuzk_fail(CUZK_EIO, "--out %s is not a folder", dir);
-    return CUZK_OK;
-}
-
 static int gen_post(int argc, char **argv)
 {
     post_opts o;
@@ -357,7 +327,7 @@ static int gen_post(int argc, char **argv)
     t = cuzk_now() - t;
     int generated = !e; /* else the generator freed what it made */
     if (!e)
-        e = cmd_make_dirs(o.out);
+        e = cuzk_make_dirs(o.out);
     if (!e) {
         printf("gen post: %s (API %s), partition %llu, %llu sector(s), seed %llu, gen_s=%.6f\n",
                p->name, cuzk_fc_api_name(p->api), (unsigned long long)o.partition_index,

@@ -171,8 +171,9 @@ static int parse_api(const char *s, cuzk_fc_api *out)
     return -1;
 }
 
-/* The parameters from the options: registry entry first, then overrides. */
-static int make_params(const seal_opts *o, cuzk_seal_params *p)
+/* The parameters from the options: registry entry first, then overrides;
+ * the registered proof's number into *number. */
+static int make_params(const seal_opts *o, cuzk_seal_params *p, uint64_t *number_out)
 {
     uint64_t number, size = 0;
     const cuzk_fc_proof *proof;
@@ -198,6 +199,7 @@ static int make_params(const seal_opts *o, cuzk_seal_params *p)
         return usage_err("--ticket \"%s\": 64 hex digits", o->ticket);
     if (parse_u64(o->sector, &p->sector_id))
         return usage_err("--sector-number \"%s\": a number", o->sector);
+    *number_out = number;
     return 0;
 }
 
@@ -245,36 +247,22 @@ out:
     return e;
 }
 
-/* DIR/name: malloc'd, or NULL when out of memory. */
-static char *dir_file(const char *dir, const char *name)
-{
-    return cmd_path_with(dir, name);
-}
-
-static void hex32(char out[65], const uint8_t b[32])
-{
-    for (int i = 0; i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", b[i]);
-}
-
 /* DIR/seal.json: the seal's parameters and commitments, what `cuzk seal
  * c1` needs besides the data and the labels. */
 static cuzk_err write_seal_json(const char *path, uint64_t number, const cuzk_seal_params *p,
                                 const cuzk_seal_result *r)
 {
-    char h[7][65];
-    const uint8_t *v[7] = {p->porep_id, p->prover_id, p->ticket,     r->replica_id,
-                           r->comm_d,   r->comm_c,    r->comm_r_last};
-    for (int i = 0; i < 7; i++)
-        hex32(h[i], v[i]);
-    char cr[65];
-    hex32(cr, r->comm_r);
-    json_t *j = json_pack("{s:I, s:I, s:i, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s}",
-                          "registered_proof", (json_int_t)number, "sector_size",
-                          (json_int_t)p->sector_size, "layers", (int)p->layers, "api_version",
-                          cuzk_fc_api_name(p->api), "porep_id", h[0], "prover_id", h[1],
-                          "sector_number", (json_int_t)p->sector_id, "ticket", h[2], "replica_id",
-                          h[3], "comm_d", h[4], "comm_c", h[5], "comm_r_last", h[6], "comm_r", cr);
+    char h[8][65];
+    const uint8_t *v[8] = {p->porep_id, p->prover_id, p->ticket,      r->replica_id,
+                           r->comm_d,   r->comm_c,    r->comm_r_last, r->comm_r};
+    for (int i = 0; i < 8; i++)
+        cmd_hex32(h[i], v[i]);
+    json_t *j = json_pack(
+        "{s:I, s:I, s:i, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "registered_proof",
+        (json_int_t)number, "sector_size", (json_int_t)p->sector_size, "layers", (int)p->layers,
+        "api_version", cuzk_fc_api_name(p->api), "porep_id", h[0], "prover_id", h[1],
+        "sector_number", (json_int_t)p->sector_id, "ticket", h[2], "replica_id", h[3], "comm_d",
+        h[4], "comm_c", h[5], "comm_r_last", h[6], "comm_r", h[7]);
     if (!j)
         return cuzk_fail(CUZK_ENOMEM, "out of memory for %s", path);
     char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -302,9 +290,9 @@ static cuzk_err write_outputs(const char *dir, const uint8_t *unsealed, const ui
     static const char *const names[] = {"/unsealed", "/sealed", "/labels", "/seal.json"};
     const uint8_t *bytes[] = {unsealed, sealed, labels};
     const size_t sizes[] = {p->sector_size, p->sector_size, (size_t)p->layers * p->sector_size};
-    cuzk_err e = cmd_make_dirs(dir);
+    cuzk_err e = cuzk_make_dirs(dir);
     for (int i = 0; i < 4 && !e; i++) {
-        char *f = dir_file(dir, names[i]);
+        char *f = cmd_path_with(dir, names[i]);
         if (!f)
             e = cuzk_fail(CUZK_ENOMEM, "out of memory");
         else if (i < 3)
@@ -380,7 +368,7 @@ static cuzk_err read_seal_json(const char *path, uint64_t *number, cuzk_seal_par
 /* A file of DIR that must hold exactly `size` bytes, malloc'd into *out. */
 static cuzk_err read_sized(const char *dir, const char *name, uint64_t size, uint8_t **out)
 {
-    char *f = dir_file(dir, name);
+    char *f = cmd_path_with(dir, name);
     if (!f)
         return cuzk_fail(CUZK_ENOMEM, "out of memory");
     size_t n = 0;
@@ -422,7 +410,7 @@ static int seal_c1_main(int argc, char **argv)
     cuzk_seal_params p;
     cuzk_seal_result r;
     uint8_t *data = NULL, *labels = NULL;
-    char *json = NULL, *meta = dir_file(dir, "/seal.json");
+    char *json = NULL, *meta = cmd_path_with(dir, "/seal.json");
     size_t len = 0;
     cuzk_c1 *c = NULL, *back = NULL;
     cuzk_err e =
@@ -460,9 +448,10 @@ int cmd_seal_main(int argc, char **argv)
         return seal_c1_main(argc - 1, argv + 1);
     seal_opts o;
     cuzk_seal_params p;
+    uint64_t number = 0;
     cuzk_seal_result r;
     int rc = parse_opts(argc, argv, &o);
-    if (rc || (rc = make_params(&o, &p)))
+    if (rc || (rc = make_params(&o, &p, &number)))
         return rc;
     uint8_t *data = NULL, *replica = NULL, *labels = NULL;
     char cid_d[CUZK_CID_STR_MAX], cid_r[CUZK_CID_STR_MAX];
@@ -478,7 +467,7 @@ int cmd_seal_main(int argc, char **argv)
     if (!e)
         e = cuzk_cid_encode(CUZK_CID_SEALED, r.comm_r, cid_r);
     if (!e)
-        e = write_outputs(o.out, data, replica, labels, strtoull(o.proof, NULL, 10), &p, &r);
+        e = write_outputs(o.out, data, replica, labels, number, &p, &r);
     free(data);
     free(replica);
     free(labels);
@@ -498,11 +487,12 @@ int cmd_c1_main(int argc, char **argv)
 {
     seal_opts o;
     cuzk_seal_params p;
+    uint64_t number = 0;
     cuzk_seal_result r;
     uint8_t seed[32];
     cmd_name = "c1";
     int rc = parse_opts(argc, argv, &o);
-    if (rc || (rc = make_params(&o, &p)))
+    if (rc || (rc = make_params(&o, &p, &number)))
         return rc;
     if (cmd_parse_hex32(o.seed, seed))
         return usage_err("--seed \"%s\": 64 hex digits", o.seed);
@@ -519,7 +509,7 @@ int cmd_c1_main(int argc, char **argv)
     if (!e)
         e = cuzk_seal(&p, data, replica, labels, &r);
     if (!e)
-        e = cuzk_c1_generate(strtoull(o.proof, NULL, 10), &p, &r, data, labels, seed, &c);
+        e = cuzk_c1_generate(number, &p, &r, data, labels, seed, &c);
     if (!e)
         e = cuzk_c1_to_json(c, &json, &len);
     if (!e)

@@ -251,24 +251,6 @@ static char *early_log_path(const cli *o)
     return path;
 }
 
-/* mkdir -p */
-static cuzk_err make_dirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1;; p++) {
-        if (*p && *p != '/')
-            continue;
-        char c = *p;
-        *p = 0;
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            return cuzk_fail(CUZK_EIO, "cannot create folder %s: %s", buf, cuzk_strerror(errno));
-        if (!(*p = c))
-            break;
-    }
-    return cuzk_daemon_check_dir(path, "synthetic.param_dir");
-}
-
 int main(int argc, char **argv)
 {
     cli o;
@@ -330,7 +312,9 @@ int main(int argc, char **argv)
         goto out;
     if (cfg.pid_file[0] && (e = lock_pid_file(cfg.pid_file)) != CUZK_OK)
         FAIL("pid file");
-    if (cfg.synthetic_enabled && (e = make_dirs(cfg.synthetic_param_dir)) != CUZK_OK)
+    if (cfg.synthetic_enabled &&
+        ((e = cuzk_make_dirs(cfg.synthetic_param_dir)) != CUZK_OK ||
+         (e = cuzk_daemon_check_dir(cfg.synthetic_param_dir, "synthetic.param_dir")) != CUZK_OK))
         FAIL("config");
     /* Temporary files of a setup that a SIGKILL or a crash interrupted. */
     if (cfg.synthetic_enabled && cuzk_tmp_clean_stale(cfg.synthetic_param_dir, NULL) != CUZK_OK)

@@ -270,3 +270,26 @@ cuzk_err cuzk_tmp_clean_stale(const char *dir, size_t *removed)
         *removed = n;
     return rc;
 }
+
+cuzk_err cuzk_make_dirs(const char *dir)
+{
+    char path[4096];
+    struct stat st;
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return cuzk_fail(CUZK_EINVAL, "folder name too long: %s", dir);
+    for (char *c = path + 1;; c++) {
+        int end = !*c;
+        if (*c != '/' && !end)
+            continue;
+        *c = 0;
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            return cuzk_fail(CUZK_EIO, "cannot create the folder %s: %s", path,
+                             cuzk_strerror(errno));
+        if (end)
+            break;
+        *c = '/';
+    }
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return cuzk_fail(CUZK_EIO, "%s is not a folder", dir);
+    return CUZK_OK;
+}

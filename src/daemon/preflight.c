@@ -235,7 +235,7 @@ static cuzk_err check_preload(const cuzk_config *cfg, size_t i)
     char params[4200], pce[4200];
     const cuzk_fc_proof *fp = cuzk_fc_by_circuit(id);
     if (fp) { /* a Filecoin circuit: its v28 parameters (the PCE is built if missing) */
-        if (fp->family != CUZK_FC_WINNING && fp->family != CUZK_FC_WINDOW)
+        if (!fp->supported)
             return cuzk_fail(CUZK_EUNSUPPORTED, "srs.preload %s (%s): circuit not available yet",
                              id, fp->name);
         snprintf(params, sizeof params, "%s/%s.params", cfg->param_cache, fp->param_name);

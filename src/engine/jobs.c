@@ -988,7 +988,7 @@ cuzk_err cuzk_jobs_filecoin_circuit(cuzk_jobs *j, const char *circuit_id, int *i
     *is_filecoin = fp != NULL;
     if (!fp)
         return CUZK_OK;
-    if (fp->family != CUZK_FC_WINNING && fp->family != CUZK_FC_WINDOW)
+    if (!fp->supported)
         return cuzk_fail(CUZK_EUNSUPPORTED, "%s (%s): circuit not available yet", circuit_id,
                          fp->name);
     return engine_filecoin_circuit(j, fp, "preload");

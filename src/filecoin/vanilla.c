@@ -8,6 +8,7 @@
  * mirrors the reader field by field. */
 #define _GNU_SOURCE
 #include "cuzk/vanilla.h"
+#include "cuzk/util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -58,19 +59,11 @@ static cuzk_err read_bytes(reader *r, size_t n, const uint8_t **out)
     return CUZK_OK;
 }
 
-static uint64_t le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
 static cuzk_err read_u64(reader *r, uint64_t *v)
 {
     const uint8_t *p = NULL;
     CUZK_TRY(read_bytes(r, 8, &p));
-    *v = le64(p);
+    *v = cuzk_get_le64(p);
     return CUZK_OK;
 }
 
@@ -78,7 +71,7 @@ static cuzk_err read_u32(reader *r, uint32_t *v)
 {
     const uint8_t *p = NULL;
     CUZK_TRY(read_bytes(r, 4, &p));
-    *v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    *v = cuzk_get_le32(p);
     return CUZK_OK;
 }
 

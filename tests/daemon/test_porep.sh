@@ -36,10 +36,15 @@ open(sys.argv[4], "w").write(json.dumps({"SectorNum": int(sys.argv[2]),
 envelope "$T/c1.json" 7 2048 "$T/env.json"
 
 ADDR="unix://$S/d.sock"
-"$DAEMON" --listen "$ADDR" --param-cache "$P" --log-file "$T/d.log" --workers 1 2>/dev/null &
+# PoRep parameters can be preloaded; SnapDeals' cannot yet.
+expect 2 "srs.preload snap-2k (StackedDrg2KiBV1): circuit not available yet" -- \
+    "$DAEMON" --listen "$ADDR" --param-cache "$P" --preload snap-2k --check-config
+"$DAEMON" --listen "$ADDR" --param-cache "$P" --preload porep-2k --log-file "$T/d.log" \
+    --workers 1 2>/dev/null &
 D=$!
 pids+=("$D")
 expect 0 "ready after" -- "$BENCH" wait-ready --addr "$ADDR" --timeout 60
+grep -q "circuit=porep-2k" "$T/d.log" && ok || bad "porep-2k not preloaded: $(tail -3 "$T/d.log")"
 expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind porep --registered-proof 5 \
     --sector-size 2048 --vanilla "$T/env.json" --sector-number 7 --miner-id 1000 \
     --out "$T/p.proof" --public-out "$T/p.public"
