@@ -56,9 +56,6 @@ cuzk_err cuzk_daemon_check_tcp_free(const char *addr, const char *key);
 /* "unix:///p", "unix:/p", "unix:p" -> "/p" or "p"; NULL for TCP. */
 const char *cuzk_daemon_unix_path(const char *listen);
 
-/* Process figures for status and metrics. */
-uint64_t cuzk_daemon_rss_bytes(void);
-
 /* /status as JSON, and the whole /metrics text (engine, SRS, process). */
 void cuzk_daemon_status_json(cuzk_daemon *d, FILE *out);
 void cuzk_daemon_metrics(cuzk_daemon *d, FILE *out);

@@ -24,6 +24,7 @@
 
 #include "cuzk/backend.h"
 #include "cuzk/log.h"
+#include "cuzk/mem.h"
 #include "cuzk/util.h"
 
 #include "cuzk/v1/proving.pb-c.h"
@@ -599,7 +600,7 @@ static void handle_status(call_ctx *c)
     resp.pinned_memory_limit_bytes = d->cfg->pinned_budget_bytes;
     resp.memory_budget_bytes = tot.budget_bytes;
     resp.memory_used_bytes = tot.used_bytes;
-    resp.rss_bytes = cuzk_daemon_rss_bytes();
+    resp.rss_bytes = cuzk_mem_rss();
     resp.ready = atomic_load(&d->ready) && !atomic_load(&d->draining);
     resp.backend = (char *)d->backend;
     reply_msg(c, &resp.base);

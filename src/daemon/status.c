@@ -7,23 +7,12 @@
 
 #include "cuzk/backend.h"
 #include "cuzk/gpu.h"
+#include "cuzk/mem.h"
 #include "cuzk/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-uint64_t cuzk_daemon_rss_bytes(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long long size = 0, rss = 0;
-    if (!f)
-        return 0;
-    if (fscanf(f, "%llu %llu", &size, &rss) != 2)
-        rss = 0;
-    fclose(f);
-    return (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
-}
 
 size_t cuzk_daemon_gpus(cuzk_daemon_gpu *out, size_t cap)
 {
@@ -88,7 +77,7 @@ void cuzk_daemon_status_json(cuzk_daemon *d, FILE *f)
     fprintf(f,
             ",\"rss_bytes\":%llu,\"memory\":{\"budget_bytes\":%llu,\"used_bytes\":%llu,"
             "\"pinned_bytes\":%llu,\"pinned_budget_bytes\":%llu}",
-            (unsigned long long)cuzk_daemon_rss_bytes(), (unsigned long long)tot.budget_bytes,
+            (unsigned long long)cuzk_mem_rss(), (unsigned long long)tot.budget_bytes,
             (unsigned long long)tot.used_bytes, (unsigned long long)cuzk_backend_pinned_bytes(),
             (unsigned long long)d->cfg->pinned_budget_bytes);
     fprintf(f,
@@ -230,7 +219,6 @@ void cuzk_daemon_metrics(cuzk_daemon *d, FILE *f)
             (unsigned long long)t.loads, (unsigned long long)t.load_failures,
             (unsigned long long)t.evictions, (unsigned long long)t.bytes_loaded, t.load_seconds,
             (unsigned long long)t.budget_bytes, (unsigned long long)t.used_bytes,
-            (unsigned long long)cuzk_daemon_rss_bytes(),
-            (unsigned long long)cuzk_backend_pinned_bytes(),
+            (unsigned long long)cuzk_mem_rss(), (unsigned long long)cuzk_backend_pinned_bytes(),
             atomic_load(&d->ready) && !atomic_load(&d->draining), cuzk_now() - d->t_start);
 }
