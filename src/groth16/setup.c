@@ -120,7 +120,7 @@ static cuzk_err multiplier_open(multiplier *mc, const cuzk_setup_options *o)
         cuzk_err e = cuzk_gpu_open(device, &mc->gpu);
         if (e == CUZK_OK || !automatic) {
             if (e)
-                return e;
+                return cuzk_fail_ctx(e, "setup: backend cuda: ");
             mc->name = "cuda";
             return CUZK_OK;
         }
