@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuzk/c1.h"
 #include "cuzk/filecoin.h"
 #include "cuzk/merkle.h"
 #include "cuzk/vanilla.h"
@@ -58,6 +59,24 @@ cuzk_err cuzk_gen_post_sector(const cuzk_fc_proof *proof, const uint8_t randomne
 cuzk_err cuzk_gen_post_partition(const cuzk_fc_proof *proof, const uint8_t randomness[32],
                                  uint64_t seed, uint32_t partition_index, uint64_t first_sector_id,
                                  size_t n, cuzk_post_sector_proof *out);
+
+/* A synthetic PoRep sector (src/seal/gen_porep.c says why it satisfies
+ * the circuit and why it is not a seal): a committed-capacity sector (zero
+ * data, comm_d the empty sector's) of miner_id's sector sector_number,
+ * its ticket and interactive seed derived from seed, real labels at the
+ * challenged nodes and seed-derived ones at their other parents, sparse
+ * tree_c and tree_r_last. */
+typedef struct {
+    uint64_t registered_proof; /* a RegisteredSealProof with interactive challenges */
+    uint64_t seed;
+    uint64_t miner_id, sector_number;
+} cuzk_gen_porep_params;
+
+/* The sector's C1 output (c1.h; cuzk_c1_to_json writes it as Curio sends
+ * it). Costs the challenges' labels and paths only: well under a second
+ * for 32 GiB. EINVAL for a number that is not a seal proof, EUNSUPPORTED
+ * for synthetic and non-interactive PoRep. Free with cuzk_c1_free. */
+cuzk_err cuzk_gen_porep(const cuzk_gen_porep_params *p, cuzk_c1 **out);
 
 /* Filecoin's prover id of a miner actor id: the unsigned LEB128 varint of
  * the id (the payload of its ID address), zero padded to 32 bytes (1000 ->

@@ -40,13 +40,21 @@ int cmd_circuit_main(int argc, char **argv);
  * the parameter files it names (params check). */
 int cmd_filecoin_main(int argc, char **argv);
 int cmd_params_main(int argc, char **argv);
-/* cmd_post.c: synthetic PoSt sectors (gen post) and the check of a PoSt
- * request's vanilla proofs against the circuit (post check). */
+/* cmd_gen.c: synthetic test data (gen porep, gen post: cmd_post.c's
+ * cmd_gen_post). cmd_post.c: the check of a PoSt request's vanilla proofs
+ * against the circuit (post check). */
 int cmd_gen_main(int argc, char **argv);
+int cmd_gen_post(int argc, char **argv);
 int cmd_post_main(int argc, char **argv);
 /* cmd_post.c: a size as "32GiB", "2KiB", "512MiB" (any case) or a byte
  * count; -1 for anything else or an overflow. */
 int cmd_parse_size(const char *s, uint64_t *out);
+/* cmd_post.c: a decimal u64 (no sign); -1 for anything else or an
+ * overflow. */
+int cmd_parse_u64(const char *s, uint64_t *out);
+/* cmd_post.c: "cuzk: <what>: " + fmt with arg on stderr; returns 2. */
+int cmd_usage_fail(const char *what, const char *fmt, const char *arg)
+    __attribute__((format(printf, 2, 0)));
 /* cmd_piece.c: piece commitments and their CIDs (piece commp, piece cid,
  * piece commd). */
 int cmd_piece_main(int argc, char **argv);

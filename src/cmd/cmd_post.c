@@ -54,7 +54,7 @@ typedef struct {
     size_t n_files;
 } post_opts;
 
-static int fail(const char *what, const char *fmt, const char *arg)
+int cmd_usage_fail(const char *what, const char *fmt, const char *arg)
 {
     fprintf(stderr, "cuzk: %s: ", what);
     fprintf(stderr, fmt, arg);
@@ -62,7 +62,7 @@ static int fail(const char *what, const char *fmt, const char *arg)
     return 2;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
+int cmd_parse_u64(const char *s, uint64_t *out)
 {
     char *end;
     errno = 0;
@@ -159,20 +159,20 @@ static int parse_opts(const char *what, int argc, char **argv, post_opts *o)
                 o->foreign = not_here[k];
         if (ks < 6 || kn < 7) {
             if (!v)
-                return fail(what, "%s needs a value", a);
+                return cmd_usage_fail(what, "%s needs a value", a);
             i++;
             if (ks < 6)
                 *sv[ks] = v;
-            else if (parse_u64(v, nv[kn]))
+            else if (cmd_parse_u64(v, nv[kn]))
                 return fprintf(stderr, "cuzk: %s: %s: bad number \"%s\"\n", what, a, v), 2;
             o->have_registered_proof |= kn == 0;
             o->have_miner_id |= kn == 1;
             continue;
         }
         if (a[0] == '-')
-            return fail(what, "unknown option %s", a);
+            return cmd_usage_fail(what, "unknown option %s", a);
         if (o->n_files == MAX_FILES)
-            return fail(what, "%s", "too many files");
+            return cmd_usage_fail(what, "%s", "too many files");
         o->files[o->n_files++] = a;
     }
     if (o->foreign)
@@ -292,18 +292,18 @@ static cuzk_err write_sectors(const char *dir, const cuzk_post_sector_proof *v, 
     return e;
 }
 
-static int gen_post(int argc, char **argv)
+int cmd_gen_post(int argc, char **argv)
 {
     post_opts o;
     int rc = parse_opts("gen post", argc, argv, &o);
     if (rc)
         return rc;
     if (o.n_files)
-        return fail("gen post", "unexpected argument \"%s\"", o.files[0]);
+        return cmd_usage_fail("gen post", "unexpected argument \"%s\"", o.files[0]);
     if (!o.out)
-        return fail("gen post", "%s", "--out DIR is required");
+        return cmd_usage_fail("gen post", "%s", "--out DIR is required");
     if (!o.randomness)
-        return fail("gen post", "%s", "--randomness HEX is required");
+        return cmd_usage_fail("gen post", "%s", "--randomness HEX is required");
     const cuzk_fc_proof *p = NULL;
     uint8_t r[32];
     cuzk_err e = resolve_proof(&o, &p);
@@ -344,13 +344,6 @@ static int gen_post(int argc, char **argv)
         cuzk_post_sector_proof_free(&v[i]);
     free(v);
     return e ? cmd_fail("gen post", e) : 0;
-}
-
-int cmd_gen_main(int argc, char **argv)
-{
-    if (argc < 1 || strcmp(argv[0], "post"))
-        return fail("gen", "what to generate? \"%s\" is not post", argc ? argv[0] : "");
-    return gen_post(argc - 1, argv + 1);
 }
 
 /* A partition-build message names vanilla_proofs[i]: say which file that
@@ -456,7 +449,7 @@ static int post_check(const post_opts *o)
 int cmd_post_main(int argc, char **argv)
 {
     if (argc < 1 || strcmp(argv[0], "check"))
-        return fail("post", "which? \"%s\" is not check", argc ? argv[0] : "");
+        return cmd_usage_fail("post", "which? \"%s\" is not check", argc ? argv[0] : "");
     post_opts o;
     int rc = parse_opts("post check", argc - 1, argv + 1, &o);
     return rc ? rc : post_check(&o);

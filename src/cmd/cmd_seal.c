@@ -147,19 +147,6 @@ static int parse_opts(int argc, char **argv, seal_opts *o)
     return 0;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    if (!*s || *s == '-')
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int parse_api(const char *s, cuzk_fc_api *out)
 {
     static const cuzk_fc_api all[] = {CUZK_API_1_0_0, CUZK_API_1_1_0, CUZK_API_1_2_0};
@@ -178,7 +165,7 @@ static int make_params(const seal_opts *o, cuzk_seal_params *p, uint64_t *number
     uint64_t number, size = 0;
     const cuzk_fc_proof *proof;
     memset(p, 0, sizeof *p);
-    if (parse_u64(o->proof, &number))
+    if (cmd_parse_u64(o->proof, &number))
         return usage_err("--registered-proof \"%s\": a number", o->proof);
     if (o->size && (cmd_parse_size(o->size, &size) || !size))
         return usage_err("--sector-size \"%s\": 2KiB, 8MiB, 512MiB, 32GiB, 64GiB or bytes",
@@ -197,7 +184,7 @@ static int make_params(const seal_opts *o, cuzk_seal_params *p, uint64_t *number
         return usage_err("--prover-id \"%s\": 64 hex digits", o->prover);
     if (cmd_parse_hex32(o->ticket, p->ticket))
         return usage_err("--ticket \"%s\": 64 hex digits", o->ticket);
-    if (parse_u64(o->sector, &p->sector_id))
+    if (cmd_parse_u64(o->sector, &p->sector_id))
         return usage_err("--sector-number \"%s\": a number", o->sector);
     *number_out = number;
     return 0;
@@ -554,12 +541,12 @@ static int porep_opts(int argc, char **argv, const char **file, uint8_t prover[3
     }
     if (!*file)
         return usage_err("%s is required", "C1.json");
-    if (!sector || parse_u64(sector, &x->sector_id))
+    if (!sector || cmd_parse_u64(sector, &x->sector_id))
         return usage_err("--sector-number N is required (a number)%s", "");
     if (!prover_hex == !miner)
         return usage_err("the prover: %s", "--prover-id HEX or --miner-id M");
     uint64_t m;
-    if (miner && parse_u64(miner, &m))
+    if (miner && cmd_parse_u64(miner, &m))
         return usage_err("--miner-id \"%s\": a number", miner);
     if (miner)
         cuzk_gen_prover_id(m, prover);
@@ -657,7 +644,7 @@ static int porep_parents(int argc, char **argv)
         }
     }
     uint64_t number;
-    if (!proof || parse_u64(proof, &number))
+    if (!proof || cmd_parse_u64(proof, &number))
         return usage_err("--registered-proof N is required (a number)%s", "");
     if (first_node < 0)
         return usage_err("%s", "which nodes? NODE... is required");
@@ -682,7 +669,7 @@ static int porep_parents(int argc, char **argv)
             continue;
         }
         uint64_t node;
-        if (parse_u64(argv[i], &node) || node >= g.nodes) {
+        if (cmd_parse_u64(argv[i], &node) || node >= g.nodes) {
             fprintf(stderr, "cuzk: %s: node \"%s\": a number below %llu (%s has %llu nodes)\n",
                     cmd_name, argv[i], (unsigned long long)g.nodes, fp->name,
                     (unsigned long long)g.nodes);
@@ -696,7 +683,7 @@ static int porep_parents(int argc, char **argv)
         }
         uint64_t node;
         uint32_t par[CUZK_POREP_DEGREE];
-        parse_u64(argv[i], &node);
+        cmd_parse_u64(argv[i], &node);
         if ((e = cuzk_porep_parents(&g, (uint32_t)node, par)))
             return cmd_fail(cmd_name, e);
         printf("%llu", (unsigned long long)node);
@@ -747,7 +734,7 @@ static int porep_inputs(int argc, char **argv)
     unsigned k0 = 0, k1 = c->config.partitions;
     if (part) {
         uint64_t k;
-        if (parse_u64(part, &k) || k >= c->config.partitions) {
+        if (cmd_parse_u64(part, &k) || k >= c->config.partitions) {
             fprintf(stderr, "cuzk: %s: --partition \"%s\": 0 .. %u (%s has %u partition(s))\n",
                     cmd_name, part, c->config.partitions - 1,
                     cuzk_c1_proof_name(c->registered_proof), c->config.partitions);

@@ -873,6 +873,8 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk params check [--dir D] [ID ...]   (ID: a circuit id or a v28 file name; "
      "none: all)\n"},
     {"gen", cmd_gen_main,
+     "  cuzk gen porep --sector-size S [--registered-proof N] [--seed N] [--miner-id M]\n"
+     "               [--sector-number N] --out FILE   (a C1 output JSON, sparse sector)\n"
      "  cuzk gen post --proof-type window|winning --sector-size S --randomness HEX "
      "[--sectors N]\n"
      "               [--seed N] [--partition-index K] [--first-sector ID] [--miner-id M]\n"

@@ -2,7 +2,7 @@
  * serde_json's layout, and decoding with every value checked
  * (include/cuzk/c1.h says what each field is and where rust-fil-proofs
  * defines it). */
-#include "cuzk/c1.h"
+#include "seal/c1_priv.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/sha256.h"
 
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #define NODE 32
-#define HASHED_PARENTS 37
+#define HASHED_PARENTS CUZK_C1_HASHED_PARENTS
 #define PATH_MAX_LEN 192
 
 /* rust-filecoin-proofs-api registry.rs: the enum's variants in number
@@ -68,15 +68,9 @@ static cuzk_merkle_shape tree_d_shape(uint64_t nodes)
     return s;
 }
 
-/* Per-challenge storage, in cuzk_fr: comm_d path, 14 columns, their 14
- * paths, the comm_r_last path and the challenge's own comm_c path. */
-typedef struct {
-    size_t nd, ns, layers, per;
-} layout;
-
-static layout layout_of(const cuzk_c1 *c)
+cuzk_c1_layout cuzk_c1_layout_of(const cuzk_c1 *c)
 {
-    layout l;
+    cuzk_c1_layout l;
     l.nd = log2_u64(c->shape.nodes);
     l.ns = cuzk_merkle_sibling_count(&c->shape.tree);
     l.layers = c->shape.layers;
@@ -84,10 +78,15 @@ static layout layout_of(const cuzk_c1 *c)
     return l;
 }
 
+cuzk_fr *cuzk_c1_storage(cuzk_c1 *c, size_t idx)
+{
+    return c->pool_ + idx * cuzk_c1_layout_of(c).per;
+}
+
 /* Storage for c's partitions x challenges, the values' pointers set. */
 static cuzk_err c1_alloc(cuzk_c1 *c)
 {
-    layout l = layout_of(c);
+    cuzk_c1_layout l = cuzk_c1_layout_of(c);
     size_t n = (size_t)c->config.partitions * c->config.challenges;
     c->values = calloc(n, sizeof *c->values);
     c->labels = calloc(n * l.layers, sizeof *c->labels);
@@ -135,6 +134,23 @@ static cuzk_err c1_setup(cuzk_c1 *c, uint64_t registered_proof, const uint8_t *p
     return CUZK_OK;
 }
 
+cuzk_err cuzk_c1_new(uint64_t registered_proof, const uint8_t *porep_id, cuzk_fc_api api,
+                     cuzk_c1 **out)
+{
+    *out = NULL;
+    cuzk_c1 *c = calloc(1, sizeof *c);
+    if (!c)
+        return cuzk_fail(CUZK_ENOMEM, "out of memory for a C1 output");
+    cuzk_err e = c1_setup(c, registered_proof, porep_id, api);
+    if (!e)
+        e = c1_alloc(c);
+    if (e)
+        cuzk_c1_free(c);
+    else
+        *out = c;
+    return e;
+}
+
 /* The 37 parent labels hashed for a challenge's label in layer l (1-based),
  * from its 14 parents' columns (graph.rs: DRG parents in layer l, expander
  * parents in layer l-1, repeated). */
@@ -150,8 +166,8 @@ static void expand_parents(const cuzk_fr *columns, size_t layers, unsigned l,
 }
 
 /* A label from its parents (labeling_proof.rs create_label). */
-static cuzk_err label_of(const uint8_t replica_id[32], uint32_t layer, uint64_t node,
-                         const cuzk_fr parents[HASHED_PARENTS], cuzk_fr *out)
+cuzk_err cuzk_c1_label(const uint8_t replica_id[32], uint32_t layer, uint64_t node,
+                       const cuzk_fr parents[HASHED_PARENTS], cuzk_fr *out)
 {
     uint8_t pre[64 + HASHED_PARENTS * NODE] = {0}, d[32];
     memcpy(pre, replica_id, 32);
@@ -166,7 +182,7 @@ static cuzk_err label_of(const uint8_t replica_id[32], uint32_t layer, uint64_t 
     return cuzk_fr_from_bytes_le(out, d);
 }
 
-static cuzk_err column_hash(const cuzk_fr *rows, size_t layers, cuzk_fr *out)
+cuzk_err cuzk_c1_column_hash(const cuzk_fr *rows, size_t layers, cuzk_fr *out)
 {
     const cuzk_poseidon *p;
     cuzk_err e = cuzk_poseidon_merkle((unsigned)layers, &p);
@@ -207,7 +223,7 @@ cuzk_err cuzk_c1_generate(uint64_t registered_proof, const cuzk_seal_params *p,
     }
     uint64_t nodes = c->shape.nodes;
     size_t L = c->shape.layers;
-    layout lo = layout_of(c);
+    cuzk_c1_layout lo = cuzk_c1_layout_of(c);
     memcpy(c->comm_r, r->comm_r, 32);
     memcpy(c->comm_d, r->comm_d, 32);
     memcpy(c->replica_id, r->replica_id, 32);
@@ -357,7 +373,7 @@ static cuzk_err j_column(const cuzk_c1 *c, uint32_t node, const cuzk_fr *rows, c
 {
     size_t L = c->shape.layers;
     cuzk_fr leaf;
-    cuzk_err e = column_hash(rows, L, &leaf);
+    cuzk_err e = cuzk_c1_column_hash(rows, L, &leaf);
     if (e)
         return e;
     json_t *col = json_object(), *rs = json_array(), *cp = json_object();
@@ -388,7 +404,7 @@ static cuzk_err j_proof(const cuzk_c1 *c, size_t idx, json_t **out)
 {
     const cuzk_porep_challenge_values *v = &c->values[idx];
     const cuzk_fr *own = c->labels + idx * c->shape.layers;
-    layout lo = layout_of(c);
+    cuzk_c1_layout lo = cuzk_c1_layout_of(c);
     size_t L = lo.layers;
     cuzk_merkle_shape td = tree_d_shape(c->shape.nodes);
     cuzk_fr comm_d, enc;
@@ -744,7 +760,7 @@ static cuzk_err d_column(dctx *d, const jpath *p, const json_t *cp, uint64_t wan
         return e;
     if (!d->check)
         return CUZK_OK;
-    if ((e = column_hash(rows, L, &h)))
+    if ((e = cuzk_c1_column_hash(rows, L, &h)))
         return e;
     if (!cuzk_fr_eq(&h, &leaf))
         return mismatch(&pp, "the leaf is not the column's hash");
@@ -800,7 +816,7 @@ static cuzk_err check_labeling(const dctx *d, const jpath *p, const json_t *o, u
             jpath pp = at_key(p, "parents"), kp = at_index(&pp, (size_t)k);
             return mismatch(&kp, "not the label the parents' columns give");
         }
-    if ((e = label_of(d->c->replica_id, l, node, par, label)))
+    if ((e = cuzk_c1_label(d->c->replica_id, l, node, par, label)))
         return e;
     if (!cuzk_fr_eq(label, &own[l - 1])) {
         snprintf(why, sizeof why, "the label it gives is not row %u of c_x", l - 1);
@@ -815,7 +831,7 @@ static cuzk_err d_proof(dctx *d, const jpath *p, const json_t *o, size_t idx, ui
                                      "labeling_proofs", "encoding_proof"};
     static const char *const rk[] = {"c_x", "drg_parents", "exp_parents"};
     cuzk_c1 *c = d->c;
-    layout lo = layout_of(c);
+    cuzk_c1_layout lo = cuzk_c1_layout_of(c);
     size_t L = lo.layers;
     cuzk_porep_challenge_values *v = &c->values[idx];
     cuzk_fr *pool = c->pool_ + idx * lo.per, *own = c->labels + idx * L;

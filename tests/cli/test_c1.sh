@@ -109,6 +109,33 @@ expect 2 "the prover: --prover-id HEX or --miner-id M" -- check "$T/c1.json" --s
 expect 2 "which? \"frob\" is not check" -- "$CUZK" porep frob
 expect 2 "synthetic-porep challenges are not interactive" -- "$CUZK" c1 --registered-proof 10 --prover-id "$Z" --sector-number 77 \
     --ticket "$TICKET" --seed "$SEED" "$FIX/polka-test-data-big.car" --out "$T/x.json"
+# gen porep: a sparse committed-capacity sector's C1 (8 MiB; the 32 GiB
+# one is test_seal_gen_porep's). comm_d is the published empty 8 MiB
+# sector's; porep check (values and circuit) passes for its miner and
+# sector only.
+if "$CUZK" gen porep --sector-size 8MiB --seed 5 --miner-id 1234 --sector-number 9 \
+    --out "$T/gen.json" >"$T/gen.txt"; then ok; else bad "gen porep failed"; fi
+grep -q '^gen porep: StackedDrg8MiBV1_1 (API 1.1.0), 1 partition(s) x 2 challenges, miner 1234, sector 9, seed 5, gen_s=' \
+    "$T/gen.txt" && ok || bad "gen porep: $(head -1 "$T/gen.txt")"
+grep -qx 'comm_d_cid=baga6ea4seaqgl4u6lwmnerwdrm4iz7ag3mpwwaqtapc2fciabpooqmvjypweeha' "$T/gen.txt" && ok ||
+    bad "gen porep: comm_d of an empty 8 MiB sector expected"
+grep -q '^comm_r_cid=bagboea4b5abc' "$T/gen.txt" && ok || bad "gen porep: no sealed CID"
+expect 0 "partition 0: satisfied: 3844969 constraints, 40 public inputs" -- \
+    "$CUZK" porep check "$T/gen.json" --miner-id 1234 --sector-number 9
+expect 2 "not the one of prover, sector 10" -- "$CUZK" porep check "$T/gen.json" --miner-id 1234 --sector-number 10
+"$CUZK" gen porep --registered-proof 1 --seed 5 --miner-id 1234 --sector-number 9 --out "$T/gen1.json" >/dev/null &&
+    ! cmp -s "$T/gen.json" "$T/gen1.json" && ok || bad "gen porep --registered-proof 1 (API 1.0.0)"
+expect 0 "partition 0: satisfied" -- "$CUZK" porep check "$T/gen1.json" --miner-id 1234 --sector-number 9
+expect 2 "--registered-proof 8 (StackedDrg32GiBV1_1) seals 32GiB sectors, not 8MiB" -- \
+    "$CUZK" gen porep --sector-size 8MiB --registered-proof 8 --out "$T/x.json"
+expect 2 "synthetic-porep challenges are not interactive" -- "$CUZK" gen porep --registered-proof 10 --out "$T/x.json"
+expect 2 "no seal proof for sector size 4KiB" -- "$CUZK" gen porep --sector-size 4KiB --out "$T/x.json"
+expect 2 "--out FILE is required" -- "$CUZK" gen porep --sector-size 2KiB
+expect 2 "--seed: bad number \"x\"" -- "$CUZK" gen porep --sector-size 2KiB --seed x --out "$T/x.json"
+expect 2 "unknown option --frob" -- "$CUZK" gen porep --sector-size 2KiB --frob --out "$T/x.json"
+expect 2 "is not porep or post" -- "$CUZK" gen snapp
+expect 2 "$T/nodir" -- "$CUZK" gen porep --sector-size 2KiB --out "$T/nodir/x.json"
+[ -e "$T/x.json" ] && bad "a refused gen porep wrote a file" || ok
 echo "test_c1: $pass passed, $fail failed"
 rm -rf "$T"
 [ "$fail" -eq 0 ]
