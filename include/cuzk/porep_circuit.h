@@ -84,6 +84,15 @@ typedef struct {
  * the sector. */
 cuzk_err cuzk_porep_synthesize(cuzk_cs *cs, const cuzk_porep_shape *s, const cuzk_porep_values *v);
 
+/* The witness (1, inputs, aux) of the circuit over v, as a witness-mode
+ * cuzk_porep_synthesize gives it, malloc'ed into *w (free with free()),
+ * *n variables: the challenges synthesized in parallel on the thread pool
+ * (threads.h), each with a copy of the top. EINVAL naming the challenge
+ * as cuzk_porep_synthesize does; ENOMEM. Memory: twice the witness at
+ * its peak (each challenge's system, then the assignment). */
+cuzk_err cuzk_porep_witness(const cuzk_porep_shape *s, const cuzk_porep_values *v, cuzk_fr **w,
+                            size_t *n);
+
 /* create_label_circuit alone: replica_id (256 bits), 37 parents of 256 bits
  * each (parents[37 * 256]), the layer (a constant) and the node (64 bits,
  * least significant first; constants or allocated). Reference checkpoint

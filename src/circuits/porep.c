@@ -11,6 +11,9 @@
 #include "cuzk/pce.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/sha256.h"
+#include "cuzk/threads.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -210,10 +213,10 @@ static cuzk_err synth_top(cuzk_cs *cs, top_ctx *t, const cuzk_porep_values *v)
     return cuzk_num_equal(cs, &comm_r, &h);
 }
 
-/* The circuit with `challenges` challenges (0: the top alone, for the
- * counts); blank values when v is NULL. */
-static cuzk_err synthesize(cuzk_cs *cs, const cuzk_porep_shape *s, unsigned challenges,
-                           const cuzk_porep_values *v)
+/* The top, then challenges first .. first + challenges - 1 (none: the top
+ * alone, for the counts); blank values when v is NULL. */
+static cuzk_err synthesize_range(cuzk_cs *cs, const cuzk_porep_shape *s, unsigned first,
+                                 unsigned challenges, const cuzk_porep_values *v)
 {
     CUZK_TRY(check_shape(s));
     top_ctx t;
@@ -245,7 +248,7 @@ static cuzk_err synthesize(cuzk_cs *cs, const cuzk_porep_shape *s, unsigned chal
         e = cuzk_fail(CUZK_ENOMEM, "out of memory");
     if (!e)
         e = synth_top(cs, &t, v);
-    for (unsigned i = 0; i < challenges && !e; i++)
+    for (unsigned i = first; i < first + challenges && !e; i++)
         e = synth_challenge(cs, &t, v == &blank ? &bc : &v->challenges[i]);
     free(zeros);
     free(t.cols);
@@ -254,9 +257,91 @@ static cuzk_err synthesize(cuzk_cs *cs, const cuzk_porep_shape *s, unsigned chal
     return e;
 }
 
+static cuzk_err synthesize(cuzk_cs *cs, const cuzk_porep_shape *s, unsigned challenges,
+                           const cuzk_porep_values *v)
+{
+    return synthesize_range(cs, s, 0, challenges, v);
+}
+
 cuzk_err cuzk_porep_synthesize(cuzk_cs *cs, const cuzk_porep_shape *s, const cuzk_porep_values *v)
 {
     return synthesize(cs, s, s->challenges, v);
+}
+
+/* The witness of a partition, a challenge per task: each task synthesizes
+ * the top (a few hundred constraints) and its challenge in a system of its
+ * own; a challenge's variables depend on the top's and on nothing of the
+ * other challenges, and every challenge allocates the same number of
+ * inputs and aux (the tiling of cuzk_porep_record_pce), so task i's share
+ * goes at a fixed offset of the assignment. */
+typedef struct {
+    const cuzk_porep_shape *s;
+    const cuzk_porep_values *v;
+    cuzk_cs **parts;
+    cuzk_err *errs;
+    char (*msgs)[256];
+} witness_job;
+
+static void witness_task(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    witness_job *j = ctx;
+    for (size_t i = begin; i < end; i++) {
+        cuzk_err e = cuzk_cs_new(&j->parts[i], CUZK_CS_WITNESS);
+        if (!e)
+            e = synthesize_range(j->parts[i], j->s, (unsigned)i, 1, j->v);
+        j->errs[i] = e;
+        if (e)
+            snprintf(j->msgs[i], sizeof j->msgs[i], "challenge %zu: %s", i, cuzk_errmsg());
+    }
+}
+
+cuzk_err cuzk_porep_witness(const cuzk_porep_shape *s, const cuzk_porep_values *v, cuzk_fr **w,
+                            size_t *n)
+{
+    *w = NULL;
+    *n = 0;
+    CUZK_TRY(check_shape(s));
+    size_t nc = s->challenges;
+    witness_job j = {.s = s, .v = v};
+    j.parts = calloc(nc, sizeof *j.parts);
+    j.errs = calloc(nc, sizeof *j.errs);
+    j.msgs = calloc(nc, sizeof *j.msgs);
+    cuzk_cs *top = NULL;
+    cuzk_err e = j.parts && j.errs && j.msgs ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    if (!e && !(e = cuzk_cs_new(&top, CUZK_CS_WITNESS)))
+        e = synthesize_range(top, s, 0, 0, v);
+    if (!e)
+        cuzk_parallel_for(nc, 1, witness_task, &j);
+    for (size_t i = 0; i < nc && !e; i++)
+        if (j.errs[i])
+            e = cuzk_fail(j.errs[i], "%s", j.msgs[i]);
+    if (!e) {
+        uint64_t ti = cuzk_cs_num_inputs(top), ta = cuzk_cs_num_aux(top);
+        uint64_t pi = cuzk_cs_num_inputs(j.parts[0]) - ti, pa = cuzk_cs_num_aux(j.parts[0]) - ta;
+        uint64_t n_in = ti + nc * pi;
+        *n = n_in + ta + nc * pa;
+        if (!(*w = malloc(*n * sizeof **w)))
+            e = cuzk_fail(CUZK_ENOMEM, "out of memory for a witness of %zu variables", *n);
+        for (size_t i = 0; i < nc && !e; i++) {
+            const cuzk_cs *cs = j.parts[i];
+            if (i == 0) { /* ONE and the top's inputs, the top's aux */
+                memcpy(*w, cuzk_cs_inputs(cs), ti * sizeof **w);
+                memcpy(*w + n_in, cuzk_cs_aux(cs), ta * sizeof **w);
+            }
+            memcpy(*w + ti + i * pi, cuzk_cs_inputs(cs) + ti, pi * sizeof **w);
+            memcpy(*w + n_in + ta + i * pa, cuzk_cs_aux(cs) + ta, pa * sizeof **w);
+        }
+        if (e)
+            *n = 0;
+    }
+    cuzk_cs_free(top);
+    for (size_t i = 0; j.parts && i < nc; i++)
+        cuzk_cs_free(j.parts[i]);
+    free(j.parts);
+    free(j.errs);
+    free(j.msgs);
+    return e;
 }
 
 static uint64_t popcount_range(const uint64_t *bits, uint64_t from, uint64_t to)

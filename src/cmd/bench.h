@@ -4,6 +4,7 @@
 #define CUZK_CMD_BENCH_H
 
 #include "cuzk/err.h"
+#include "cuzk/groth16.h"
 #include "cuzk/synth.h"
 
 #define MAX_REPS 64
@@ -35,6 +36,13 @@ cuzk_err bench_synthetic_adopt(const cuzk_synth_params *sp, const char *setup_ba
                                struct cuzk_srs_manager *srs);
 /* cuzk-bench post (bench_post.c). */
 int bench_post(int argc, char **argv);
+/* Prints the circuit's size (and pce_s, the time it took) and makes its
+ * parameters in memory by a setup on setup_backend (be's GPU when it has
+ * one), printing setup_s (bench_post.c). */
+cuzk_err bench_setup_memory(const cuzk_pce *pce, double pce_s, const char *setup_backend,
+                            cuzk_backend *be, cuzk_params *params);
+/* cuzk-bench porep (bench_porep.c). */
+int bench_porep(int argc, char **argv);
 
 #include <stddef.h>
 #include <stdint.h>

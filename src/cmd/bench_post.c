@@ -256,6 +256,24 @@ out:
     return e;
 }
 
+cuzk_err bench_setup_memory(const cuzk_pce *pce, double pce_s, const char *setup_backend,
+                            cuzk_backend *be, cuzk_params *params)
+{
+    printf("circuit constraints=%llu inputs=%u aux=%llu domain=2^%u pce_s=%.2f\n",
+           (unsigned long long)pce->n_constraints, pce->n_inputs, (unsigned long long)pce->n_aux,
+           pce->log_domain, pce_s);
+    fflush(stdout);
+    double t = cuzk_now();
+    cuzk_setup_options so = {.basis = CUZK_H_BELLPERSON,
+                             .backend = setup_backend,
+                             .device = cuzk_backend_device(be) >= 0 ? cuzk_backend_device(be) : 0,
+                             .params_out = params};
+    CUZK_TRY(cuzk_groth16_setup_ex(pce, NULL, NULL, NULL, &so, NULL));
+    printf("setup_s=%.2f\n", cuzk_now() - t);
+    fflush(stdout);
+    return CUZK_OK;
+}
+
 int bench_post(int argc, char **argv)
 {
     const char *num = bench_arg(argc, argv, "--registered-proof", NULL);
@@ -295,19 +313,10 @@ int bench_post(int argc, char **argv)
         rc = bench_die("post: constraint system", e);
         goto out;
     }
-    printf("circuit constraints=%llu inputs=%u aux=%llu domain=2^%u pce_s=%.2f\n",
-           (unsigned long long)pce->n_constraints, pce->n_inputs, (unsigned long long)pce->n_aux,
-           pce->log_domain, cuzk_now() - t);
-    t = cuzk_now();
-    cuzk_setup_options so = {.basis = CUZK_H_BELLPERSON,
-                             .backend = sbn,
-                             .device = cuzk_backend_device(be) >= 0 ? cuzk_backend_device(be) : 0,
-                             .params_out = &params};
-    if ((e = cuzk_groth16_setup_ex(pce, NULL, NULL, NULL, &so, NULL))) {
+    if ((e = bench_setup_memory(pce, cuzk_now() - t, sbn, be, &params))) {
         rc = bench_die("post: setup", e);
         goto out;
     }
-    printf("setup_s=%.2f\n", cuzk_now() - t);
     t = cuzk_now();
     if ((e = make_vanilla(fp, r, seed, n, &vs))) {
         rc = bench_die("post: sectors", e);

@@ -721,23 +721,15 @@ static cuzk_err decode_c1(job *jb)
     return CUZK_OK;
 }
 
-/* A PoRep partition's witness: witness-only synthesis of its values. */
+/* A PoRep partition's witness: witness-only synthesis of its values, its
+ * challenges on all cores. */
 static cuzk_err porep_witness(const job *jb, uint32_t k, cuzk_fr **w, size_t *n)
 {
     *w = NULL;
     *n = 0;
     cuzk_porep_values v;
     CUZK_TRY(cuzk_c1_partition(jb->c1, k, &v));
-    cuzk_cs *cs = NULL;
-    cuzk_err e = cuzk_cs_new(&cs, CUZK_CS_WITNESS);
-    if (!e)
-        e = cuzk_porep_synthesize(cs, &jb->c1->shape, &v);
-    if (!e)
-        e = cuzk_cs_finish(cs);
-    if (!e)
-        e = cuzk_cs_assignment(cs, w, n);
-    cuzk_cs_free(cs);
-    return e;
+    return cuzk_porep_witness(&jb->c1->shape, &v, w, n);
 }
 
 /* Prepare a job (no lock): its circuit resident and its profile. */

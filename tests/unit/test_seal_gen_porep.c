@@ -13,6 +13,8 @@
  *     inputs equal to porep.h's from the public values alone; one
  *     challenge of the 32 GiB (Sub paths) and 64 GiB (Top paths) sectors;
  *   - a changed data leaf or label is not satisfied;
+ *   - cuzk_porep_witness (challenges in parallel) gives the assignment of
+ *     the sequential witness-mode synthesis, byte for byte;
  *   - the same parameters give the same bytes; seed, miner and sector
  *     change what they must; unknown and synthetic proofs are refused. */
 #include "check.h"
@@ -114,6 +116,21 @@ static void test_small_satisfied(void)
             cuzk_cs_free(cs);
         }
         free(want);
+        /* The parallel witness is the sequential one. */
+        cuzk_porep_values pv;
+        cuzk_cs *ws;
+        cuzk_fr *w1 = NULL, *w2 = NULL;
+        size_t n1 = 0, n2 = 0;
+        CHECK_OK(cuzk_c1_partition(c, 0, &pv));
+        CHECK_OK(cuzk_cs_new(&ws, CUZK_CS_WITNESS));
+        CHECK_OK(cuzk_porep_synthesize(ws, &c->shape, &pv));
+        CHECK_OK(cuzk_cs_finish(ws));
+        CHECK_OK(cuzk_cs_assignment(ws, &w1, &n1));
+        CHECK_OK(cuzk_porep_witness(&c->shape, &pv, &w2, &n2));
+        CHECK(n1 && n1 == n2 && w1 && w2 && !memcmp(w1, w2, n1 * sizeof *w1));
+        cuzk_cs_free(ws);
+        free(w1);
+        free(w2);
         /* What the circuit checks can fail: a data leaf, then a parent's label. */
         cuzk_porep_challenge_values *v = &c->values[c->config.challenges - 1];
         cuzk_fr keep = v->data_leaf;
