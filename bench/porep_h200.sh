@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The PoRep measurements of bench/RESULTS.md ("Filecoin PoRep C2 on the
+# H200") on one GPU machine, from a bundle made by scripts/bundle.sh:
+#   gen      cuzk gen porep --sector-size 32GiB (the sparse C1, checked)
+#   witness  the witness of all 10 partitions of that C1 on the host's
+#            cores (cuzk-bench porep --witness-only)
+#   c2       a 32 GiB PoRep C2 in memory: the circuit, its parameters by a
+#            setup on the GPU, one request by phase, then JOBS requests
+#            sustained through the engine (cuzk-bench porep --jobs JOBS)
+# Usage: bench/porep_h200.sh BUNDLE_DIR OUT_DIR [PARTS...]   (default: all)
+# Environment: JOBS (4), PARTITIONS (10: of the by-phase request).
+set -uo pipefail
+BD=$1
+O=$2
+shift 2
+parts=${*:-gen witness c2}
+export LD_LIBRARY_PATH="$BD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+B="$BD/bin"
+W=${POREP_WORK:-/tmp/cuzk-porep-bench}
+rm -rf "$W" && mkdir -p "$W" "$O"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >"$O/gpu.txt" 2>&1
+nproc >>"$O/gpu.txt"
+rc=0
+step() { # name command...: output to OUT/name.log, status and time to stdout
+    local name=$1
+    shift
+    echo "== $name: $*" | tee -a "$O/$name.log"
+    local t0=$SECONDS
+    "$@" >>"$O/$name.log" 2>&1
+    local r=$?
+    echo "== $name: rc=$r wall_s=$((SECONDS - t0))" | tee -a "$O/$name.log"
+    tail -n 4 "$O/$name.log"
+    [ $r -eq 0 ] || rc=1
+    return $r
+}
+for p in $parts; do
+    case $p in
+    gen) step gen /usr/bin/time -v "$B/cuzk" gen porep --sector-size 32GiB --out "$W/c1.json" ;;
+    witness) step witness "$B/cuzk-bench" porep --registered-proof 8 --witness-only ;;
+    c2)
+        step c2 "$B/cuzk-bench" porep --registered-proof 8 --backend cuda \
+            --partitions "${PARTITIONS:-10}" --jobs "${JOBS:-4}"
+        ;;
+    *)
+        echo "unknown part $p"
+        rc=2
+        ;;
+    esac
+done
+rm -rf "$W"
+exit $rc
