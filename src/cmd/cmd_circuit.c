@@ -8,6 +8,14 @@
  *   cuzk circuit stats por [--base A] [--levels L] [--sub A] [--top A]
  *                          [--private] [--sha256]  (Merkle inclusion; Poseidon
  *                          tree unless --sha256)
+ *   cuzk circuit stats --registered-proof N | --post-proof N | --update-proof N
+ *       a Filecoin circuit by its registry number (RegisteredSealProof,
+ *       RegisteredPoStProof, RegisteredUpdateProof): "name value" lines,
+ *       circuit and proof, then inputs (ONE included), aux, constraints
+ *       (with bellperson's input constraints), nnz_a, nnz_b, nnz_c,
+ *       a_aux_density, b_input_density and b_aux_density. PoSt circuits are
+ *       counted from one and two recorded sectors (linear in their number:
+ *       seconds for 2,349); the SnapDeals circuit is not available yet.
  *   cuzk circuit stats [porep] --seal-proof N
  *       the partition circuit of RegisteredSealProof N (porep_circuit.h):
  *       the top and one challenge recorded, the other challenges counted
@@ -41,6 +49,7 @@
 #include "cuzk/merkle.h"
 #include "cuzk/pce.h"
 #include "cuzk/porep_circuit.h"
+#include "cuzk/post.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/sha256.h"
 #include "cuzk/threads.h"
@@ -52,10 +61,28 @@
 
 typedef struct {
     unsigned arity, base, levels, sub, top, bytes, count, threads, seal;
+    unsigned registered, post, update; /* UINT32_MAX: not given */
     int constant, priv, sha;
     uint64_t seed;
     const char *mode, *out;
 } stats_opts;
+
+/* The defaults: Poseidon arity, a base-8 tree of 2 levels, 64 bytes, the
+ * count of a bench, seed 1, no proof number. */
+static stats_opts default_opts(unsigned arity, unsigned count)
+{
+    stats_opts o = {.arity = arity,
+                    .base = 8,
+                    .levels = 2,
+                    .bytes = 64,
+                    .count = count,
+                    .seal = UINT32_MAX,
+                    .registered = UINT32_MAX,
+                    .post = UINT32_MAX,
+                    .update = UINT32_MAX,
+                    .seed = 1};
+    return o;
+}
 
 static int usage_fail(const char *msg, const char *arg)
 {
@@ -77,16 +104,19 @@ static int parse_opts(int argc, char **argv, stats_opts *o)
 {
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        unsigned *dst = !strcmp(a, "--arity")        ? &o->arity
-                        : !strcmp(a, "--base")       ? &o->base
-                        : !strcmp(a, "--levels")     ? &o->levels
-                        : !strcmp(a, "--sub")        ? &o->sub
-                        : !strcmp(a, "--top")        ? &o->top
-                        : !strcmp(a, "--bytes")      ? &o->bytes
-                        : !strcmp(a, "--count")      ? &o->count
-                        : !strcmp(a, "--threads")    ? &o->threads
-                        : !strcmp(a, "--seal-proof") ? &o->seal
-                                                     : NULL;
+        unsigned *dst = !strcmp(a, "--arity")              ? &o->arity
+                        : !strcmp(a, "--base")             ? &o->base
+                        : !strcmp(a, "--levels")           ? &o->levels
+                        : !strcmp(a, "--sub")              ? &o->sub
+                        : !strcmp(a, "--top")              ? &o->top
+                        : !strcmp(a, "--bytes")            ? &o->bytes
+                        : !strcmp(a, "--count")            ? &o->count
+                        : !strcmp(a, "--threads")          ? &o->threads
+                        : !strcmp(a, "--seal-proof")       ? &o->seal
+                        : !strcmp(a, "--registered-proof") ? &o->registered
+                        : !strcmp(a, "--post-proof")       ? &o->post
+                        : !strcmp(a, "--update-proof")     ? &o->update
+                                                           : NULL;
         if (dst) {
             if (!v || parse_uint(v, 100000000, dst))
                 return usage_fail("bad or missing value for ", a);
@@ -215,6 +245,87 @@ static int stats_porep(const stats_opts *o)
     return 0;
 }
 
+/* The counts of a PoSt circuit: one and two circuit sectors recorded
+ * (cuzk_post_record_pce tiles them), and every count extrapolated to the
+ * proof's sectors: sectors are identical parts sharing only ONE, so each
+ * count is linear in their number. */
+static cuzk_err post_counts(const cuzk_fc_proof *fp, cuzk_r1cs_counts *out)
+{
+    cuzk_r1cs_counts c[2];
+    for (unsigned k = 0; k < 2; k++) {
+        cuzk_fc_proof part = *fp;
+        cuzk_pce *pce = NULL;
+        part.sectors = k + 1;
+        CUZK_TRY(cuzk_post_record_pce(&part, NULL, NULL, &pce));
+        cuzk_pce_counts(pce, &c[k]);
+        cuzk_pce_free(pce);
+    }
+    uint64_t n = fp->sectors - 1;
+#define EXTRAPOLATE(f) out->f = c[0].f + n * (c[1].f - c[0].f)
+    EXTRAPOLATE(inputs);
+    EXTRAPOLATE(aux);
+    EXTRAPOLATE(constraints);
+    EXTRAPOLATE(nnz_a);
+    EXTRAPOLATE(nnz_b);
+    EXTRAPOLATE(nnz_c);
+    EXTRAPOLATE(a_input_density);
+    EXTRAPOLATE(a_aux_density);
+    EXTRAPOLATE(b_input_density);
+    EXTRAPOLATE(b_aux_density);
+#undef EXTRAPOLATE
+    return CUZK_OK;
+}
+
+/* stats --registered-proof N | --post-proof N | --update-proof N: a
+ * Filecoin circuit's figures as bellperson's prover sees them, one
+ * "name value" line each (constraints with the input constraints). */
+static int stats_filecoin(const stats_opts *o)
+{
+    cuzk_fc_family fam = o->registered != UINT32_MAX ? CUZK_FC_SEAL
+                         : o->post != UINT32_MAX     ? CUZK_FC_WINNING
+                                                     : CUZK_FC_UPDATE;
+    unsigned num = fam == CUZK_FC_SEAL      ? o->registered
+                   : fam == CUZK_FC_WINNING ? o->post
+                                            : o->update;
+    const char *opt = fam == CUZK_FC_SEAL      ? "--registered-proof"
+                      : fam == CUZK_FC_WINNING ? "--post-proof"
+                                               : "--update-proof";
+    const cuzk_fc_proof *fp = fam == CUZK_FC_WINNING ? cuzk_fc_post(num) : cuzk_fc_find(fam, num);
+    if (!fp) {
+        fprintf(stderr, "cuzk: circuit: %s %u: not a %s number (see cuzk filecoin list)\n", opt,
+                num,
+                fam == CUZK_FC_SEAL      ? "RegisteredSealProof"
+                : fam == CUZK_FC_WINNING ? "RegisteredPoStProof"
+                                         : "RegisteredUpdateProof");
+        return 2;
+    }
+    cuzk_r1cs_counts c;
+    cuzk_porep_shape s;
+    cuzk_err e = CUZK_OK;
+    if (fam == CUZK_FC_SEAL) {
+        if (!(e = cuzk_porep_shape_of(fp, &s)))
+            e = cuzk_porep_counts(&s, &c);
+    } else if (fam == CUZK_FC_WINNING) {
+        e = post_counts(fp, &c);
+    } else {
+        e = cuzk_fail(CUZK_EUNSUPPORTED, "%s: the EmptySectorUpdate circuit is not available yet",
+                      fp->name);
+    }
+    if (e) {
+        fprintf(stderr, "cuzk: circuit: %s %u: %s\n", opt, num, cuzk_errmsg());
+        return 2;
+    }
+    printf("circuit %s\nproof %s\ninputs %u\naux %llu\nconstraints %llu\nnnz_a %llu\n"
+           "nnz_b %llu\nnnz_c %llu\na_aux_density %llu\nb_input_density %llu\n"
+           "b_aux_density %llu\n",
+           fp->circuit_id, fp->name, c.inputs, (unsigned long long)c.aux,
+           (unsigned long long)c.constraints, (unsigned long long)c.nnz_a,
+           (unsigned long long)c.nnz_b, (unsigned long long)c.nnz_c,
+           (unsigned long long)c.a_aux_density, (unsigned long long)c.b_input_density,
+           (unsigned long long)c.b_aux_density);
+    return 0;
+}
+
 static const char *with_ext(char *buf, size_t len, const char *prefix, const char *ext)
 {
     snprintf(buf, len, "%s%s", prefix, ext);
@@ -259,12 +370,23 @@ static int stats_main(int argc, char **argv, int write)
     if (argc < 1)
         return usage_fail("needs a circuit: poseidon, sha256-compression, sha256, por, porep",
                           NULL);
-    /* `stats --seal-proof N` names the PoRep circuit by its option alone. */
-    int named = strcmp(argv[0], "--seal-proof") != 0;
+    /* `stats --seal-proof N` names the PoRep circuit by its option alone;
+     * --registered-proof, --post-proof and --update-proof a Filecoin
+     * circuit by its registry number. */
+    int named = argv[0][0] != '-';
     const char *what = named ? argv[0] : "porep";
-    stats_opts o = {2, 8, 2, 0, 0, 64, 1, 0, UINT32_MAX, 0, 0, 0, 1, NULL, NULL};
+    stats_opts o = default_opts(2, 1);
     if (parse_opts(argc - named, argv + named, &o))
         return 2;
+    int by_number =
+        (o.registered != UINT32_MAX) + (o.post != UINT32_MAX) + (o.update != UINT32_MAX);
+    if (by_number > 1 || (by_number && (named || o.seal != UINT32_MAX)))
+        return usage_fail("one of --registered-proof, --post-proof, --update-proof, alone", NULL);
+    if (by_number) {
+        if (write)
+            return usage_fail("synth takes a gadget or circuit name, not a proof number", NULL);
+        return stats_filecoin(&o);
+    }
     if (!strcmp(what, "porep")) {
         if (write)
             return usage_fail("synth porep: the PoRep circuit has no witness here yet", NULL);
@@ -425,7 +547,7 @@ static int bench_main(int argc, char **argv)
 {
     if (argc < 1)
         return usage_fail("bench needs native-poseidon, poseidon or sha256-compression", NULL);
-    stats_opts o = {8, 8, 2, 0, 0, 64, 1000, 0, UINT32_MAX, 0, 0, 0, 1, NULL, NULL};
+    stats_opts o = default_opts(8, 1000);
     if (parse_opts(argc - 1, argv + 1, &o))
         return 2;
     if (!o.count)

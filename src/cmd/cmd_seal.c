@@ -38,14 +38,15 @@
  * "challenge[k][i]=node" lines. Seal numbers with synthetic or
  * non-interactive challenges are refused.
  *
- *   cuzk porep check C1.json --sector-number N (--miner-id M | --prover-id
- *              HEX) [--porep-id HEX] [--api-version V] [--no-value-checks]
+ *   cuzk porep check (--c1 FILE | FILE) --sector-number N (--miner-id M |
+ *              --prover-id HEX) [--partition K] [--porep-id HEX]
+ *              [--api-version V] [--no-value-checks]
  *
  * Decodes the C1 (its registered proof gives porep_id and API version
  * unless overridden, as for seal), checks every value against the public
  * data (replica_id of this prover and sector, challenges from the seed,
  * paths to their roots, labels, encoding, comm_r), then synthesizes each
- * partition's circuit in check mode: "partition k: satisfied: C
+ * partition's circuit (or partition K's) in check mode: "partition k: satisfied: C
  * constraints, I public inputs" (C after the input constraints, I with
  * ONE), exit 0; the first unsatisfied constraint, exit 1; a malformed or
  * inconsistent C1 (the message names its JSON path) or a bad request,
@@ -512,35 +513,49 @@ int cmd_c1_main(int argc, char **argv)
 }
 
 /* porep check's request: the C1 and what its replica_id must be of. */
-static int porep_opts(int argc, char **argv, const char **file, uint8_t prover[32],
-                      cuzk_c1_expect *x, uint8_t porep_id[32])
+/* The options of porep check (check != 0) and porep inputs: the C1 (--c1
+ * FILE, or for check a FILE argument), --partition K (*part, NULL when
+ * absent), the prover and sector, porep_id and API overrides. */
+static int porep_opts(int argc, char **argv, int check, const char **file, const char **part,
+                      uint8_t prover[32], cuzk_c1_expect *x, uint8_t porep_id[32])
 {
     const char *prover_hex = NULL, *miner = NULL, *sector = NULL, *pid = NULL, *api = NULL;
+    const char *c1 = NULL;
     memset(x, 0, sizeof *x);
-    *file = NULL;
+    *file = *part = NULL;
     for (int i = 0; i < argc; i++) {
         const char **dst = !strcmp(argv[i], "--prover-id")       ? &prover_hex
                            : !strcmp(argv[i], "--miner-id")      ? &miner
                            : !strcmp(argv[i], "--sector-number") ? &sector
                            : !strcmp(argv[i], "--porep-id")      ? &pid
                            : !strcmp(argv[i], "--api-version")   ? &api
+                           : !strcmp(argv[i], "--c1")            ? &c1
+                           : !strcmp(argv[i], "--partition")     ? part
                                                                  : NULL;
         if (dst) {
             if (i + 1 >= argc)
                 return usage_err("%s needs a value", argv[i]);
             *dst = argv[++i];
         } else if (!strcmp(argv[i], "--no-value-checks")) {
+            if (!check)
+                return usage_err("%s is an option of porep check", argv[i]);
             x->no_value_checks = 1;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
             return usage_err("unknown option %s", argv[i]);
+        } else if (!check) {
+            return usage_err("\"%s\": the C1 goes after --c1", argv[i]);
         } else if (*file) {
             return usage_err("one C1 file, not also \"%s\"", argv[i]);
         } else {
             *file = argv[i];
         }
     }
+    if (c1 && *file)
+        return usage_err("one C1 file: --c1 or an argument, not also \"%s\"", *file);
+    if (c1)
+        *file = c1;
     if (!*file)
-        return usage_err("%s is required", "C1.json");
+        return usage_err("%s is required", check ? "--c1 FILE (or FILE)" : "--c1 FILE");
     if (!sector || cmd_parse_u64(sector, &x->sector_id))
         return usage_err("--sector-number N is required (a number)%s", "");
     if (!prover_hex == !miner)
@@ -562,14 +577,14 @@ static int porep_opts(int argc, char **argv, const char **file, uint8_t prover[3
     return 0;
 }
 
-/* The C1 of porep_opts' arguments, decoded and checked into *c (0), or
- * the exit status of a bad request or C1 (message printed). x points into
- * prover and porep_id. */
-static int porep_load(int argc, char **argv, uint8_t prover[32], uint8_t porep_id[32],
-                      cuzk_c1_expect *x, cuzk_c1 **c)
+/* The C1 of porep_opts' arguments, decoded and checked into *c, and the
+ * partitions asked for, [*k0, *k1) (0), or the exit status of a bad
+ * request or C1 (message printed). x points into prover and porep_id. */
+static int porep_load(int argc, char **argv, int check, uint8_t prover[32], uint8_t porep_id[32],
+                      cuzk_c1_expect *x, cuzk_c1 **c, unsigned *k0, unsigned *k1)
 {
-    const char *file;
-    int rc = porep_opts(argc, argv, &file, prover, x, porep_id);
+    const char *file, *part;
+    int rc = porep_opts(argc, argv, check, &file, &part, prover, x, porep_id);
     if (rc)
         return rc;
     uint8_t *json;
@@ -580,7 +595,22 @@ static int porep_load(int argc, char **argv, uint8_t prover[32], uint8_t porep_i
         e = cuzk_c1_from_json((const char *)json, n, x, c);
         free(json);
     }
-    return e ? cmd_fail(cmd_name, e) : 0;
+    if (e)
+        return cmd_fail(cmd_name, e);
+    *k0 = 0, *k1 = (*c)->config.partitions;
+    if (part) {
+        uint64_t k;
+        if (cmd_parse_u64(part, &k) || k >= (*c)->config.partitions) {
+            fprintf(stderr, "cuzk: %s: --partition \"%s\": 0 .. %u (%s has %u partition(s))\n",
+                    cmd_name, part, (*c)->config.partitions - 1,
+                    cuzk_c1_proof_name((*c)->registered_proof), (*c)->config.partitions);
+            cuzk_c1_free(*c);
+            *c = NULL;
+            return 2;
+        }
+        *k0 = (unsigned)k, *k1 = (unsigned)k + 1;
+    }
+    return 0;
 }
 
 /* Decode, then synthesize every partition in check mode. 0 satisfied, 1
@@ -591,14 +621,15 @@ static int porep_check(int argc, char **argv)
     cuzk_c1_expect x;
     cuzk_c1 *c;
     cuzk_err e;
-    int rc = porep_load(argc, argv, prover, porep_id, &x, &c);
+    unsigned k0, k1;
+    int rc = porep_load(argc, argv, 1, prover, porep_id, &x, &c, &k0, &k1);
     if (rc)
         return rc;
     printf("porep check: %s, %u partition(s) of %u challenges, API %s\n",
            cuzk_c1_proof_name(c->registered_proof), c->config.partitions, c->config.challenges,
            cuzk_fc_api_name(c->config.api));
     rc = 0;
-    for (unsigned k = 0; k < c->config.partitions && !rc; k++) {
+    for (unsigned k = k0; k < k1 && !rc; k++) {
         cuzk_porep_values v;
         cuzk_cs *cs = NULL;
         rc = 2;
@@ -697,53 +728,14 @@ static int porep_parents(int argc, char **argv)
 /* porep inputs: the public inputs of a C1's partitions, decimal. */
 static int porep_inputs(int argc, char **argv)
 {
-    const char *file = NULL, *part = NULL;
-    char *rest[32];
-    int nrest = 0;
-    for (int i = 0; i < argc; i++) {
-        const char **dst = !strcmp(argv[i], "--c1")          ? &file
-                           : !strcmp(argv[i], "--partition") ? &part
-                                                             : NULL;
-        if (dst) {
-            if (i + 1 >= argc)
-                return usage_err("%s needs a value", argv[i]);
-            *dst = argv[++i];
-        } else if (nrest < 31) {
-            rest[nrest++] = argv[i];
-        } else {
-            return usage_err("too many arguments%s", "");
-        }
-    }
-    if (!file)
-        return usage_err("--c1 FILE is required%s", "");
-    for (int i = 0; i < nrest; i++)
-        if (rest[i][0] != '-' || rest[i][1] != '-')
-            return usage_err("\"%s\": the C1 goes after --c1", rest[i]);
-        else if (!strcmp(rest[i], "--no-value-checks"))
-            return usage_err("%s is an option of porep check", rest[i]);
-        else
-            i++;                /* its value */
-    rest[nrest] = (char *)file; /* porep_opts wants the file as an argument */
     uint8_t prover[32], porep_id[32];
     cuzk_c1_expect x;
     cuzk_c1 *c;
     cuzk_err e = CUZK_OK;
-    int rc = porep_load(nrest + 1, rest, prover, porep_id, &x, &c);
+    unsigned k0, k1;
+    int rc = porep_load(argc, argv, 0, prover, porep_id, &x, &c, &k0, &k1);
     if (rc)
         return rc;
-    unsigned k0 = 0, k1 = c->config.partitions;
-    if (part) {
-        uint64_t k;
-        if (cmd_parse_u64(part, &k) || k >= c->config.partitions) {
-            fprintf(stderr, "cuzk: %s: --partition \"%s\": 0 .. %u (%s has %u partition(s))\n",
-                    cmd_name, part, c->config.partitions - 1,
-                    cuzk_c1_proof_name(c->registered_proof), c->config.partitions);
-            cuzk_c1_free(c);
-            return 2;
-        }
-        k0 = (unsigned)k;
-        k1 = k0 + 1;
-    }
     cuzk_porep_public pub;
     memcpy(pub.prover_id, prover, 32);
     pub.sector_id = x.sector_id;

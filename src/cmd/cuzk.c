@@ -864,6 +864,8 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk circuit stats por [--base A] [--levels L] [--sub A] [--top A] [--private] "
      "[--sha256]\n"
      "  cuzk circuit stats [porep] --seal-proof N   (a seal proof's partition circuit)\n"
+     "  cuzk circuit stats --registered-proof N | --post-proof N | --update-proof N\n"
+     "               (a Filecoin circuit's figures, \"name value\" lines)\n"
      "  cuzk circuit synth CIRCUIT [the options of stats] --out PREFIX\n"
      "  cuzk circuit bench native-poseidon [--arity A] [--count N] [--threads T]\n"
      "  cuzk circuit bench poseidon|sha256-compression --mode witness|record|check "
@@ -896,8 +898,8 @@ const cuzk_subcommand cuzk_subcommands[] = {
     {"c1", cmd_c1_main,
      "  cuzk c1 <the options and DATA of seal> --seed HEX --out FILE   (C1 output JSON)\n"},
     {"porep", cmd_porep_main,
-     "  cuzk porep check C1.json --sector-number N (--miner-id M | --prover-id HEX)\n"
-     "             [--porep-id HEX] [--api-version V] [--no-value-checks]\n"
+     "  cuzk porep check (--c1 FILE | FILE) --sector-number N (--miner-id M | --prover-id HEX)\n"
+     "             [--partition K] [--porep-id HEX] [--api-version V] [--no-value-checks]\n"
      "  cuzk porep parents --registered-proof N [--porep-id HEX] [--api-version V] NODE...\n"
      "  cuzk porep inputs --c1 FILE --sector-number S (--miner-id M | --prover-id HEX)\n"
      "             [--partition K] [--porep-id HEX] [--api-version V]\n"},

@@ -122,6 +122,13 @@ grep -qx 'comm_d_cid=baga6ea4seaqgl4u6lwmnerwdrm4iz7ag3mpwwaqtapc2fciabpooqmvjyp
 grep -q '^comm_r_cid=bagboea4b5abc' "$T/gen.txt" && ok || bad "gen porep: no sealed CID"
 expect 0 "partition 0: satisfied: 3844969 constraints, 40 public inputs" -- \
     "$CUZK" porep check "$T/gen.json" --miner-id 1234 --sector-number 9
+expect 0 "partition 0: satisfied: 3844969 constraints, 40 public inputs" -- \
+    "$CUZK" porep check --c1 "$T/gen.json" --partition 0 --miner-id 1234 --sector-number 9
+expect 2 "--partition \"1\": 0 .. 0 (StackedDrg8MiBV1_1 has 1 partition(s))" -- \
+    "$CUZK" porep check --c1 "$T/gen.json" --partition 1 --miner-id 1234 --sector-number 9
+expect 2 "one C1 file: --c1 or an argument" -- \
+    "$CUZK" porep check --c1 "$T/gen.json" "$T/gen.json" --miner-id 1234 --sector-number 9
+expect 2 "--c1 FILE (or FILE) is required" -- "$CUZK" porep check --miner-id 1234 --sector-number 9
 expect 2 "not the one of prover, sector 10" -- "$CUZK" porep check "$T/gen.json" --miner-id 1234 --sector-number 10
 "$CUZK" gen porep --registered-proof 1 --seed 5 --miner-id 1234 --sector-number 9 --out "$T/gen1.json" >/dev/null &&
     ! cmp -s "$T/gen.json" "$T/gen1.json" && ok || bad "gen porep --registered-proof 1 (API 1.0.0)"

@@ -64,6 +64,26 @@ for kv in constraints=130278541 inputs=328 aux=130169893 nnz_a=309405051 nnz_b=1
     nnz_c=282656500 a_aux_density=129753292 b_input_density=1 b_aux_density=33112281; do
     if grep -qx "$kv" <<<"$P32"; then ok; else bad "stats --seal-proof 8: no $kv in: $P32"; fi
 done
+# The same by registry number, "name value" lines with bellperson's input
+# constraints counted: the 32 GiB PoRep fingerprint; WinningPoSt 32 GiB
+# (370,590 + 133) and WindowPoSt 32 GiB (125,279,217 + 25,840) and 64 GiB
+# (129,887,900 + 25,301), rust-fil-proofs' published counts.
+R32=$("$CUZK" circuit stats --registered-proof 8 2>&1)
+for kv in "inputs 328" "aux 130169893" "constraints 130278869" "nnz_a 309405051" "nnz_b 130327340" \
+    "nnz_c 282656500" "a_aux_density 129753292" "b_input_density 1" "b_aux_density 33112281"; do
+    if grep -qx "$kv" <<<"$R32"; then ok; else bad "stats --registered-proof 8: no $kv in: $R32"; fi
+done
+for want in "3 inputs 133" "3 constraints 370723" "13 inputs 25840" "13 constraints 125305057" \
+    "14 inputs 25301" "14 constraints 129913201"; do
+    set -- $want
+    out=$("$CUZK" circuit stats --post-proof "$1" 2>&1)
+    if grep -qx "$2 $3" <<<"$out"; then ok; else bad "stats --post-proof $1: no \"$2 $3\" in: $out"; fi
+done
+expect 2 "the EmptySectorUpdate circuit is not available yet" -- "$CUZK" circuit stats --update-proof 3
+expect 2 "--post-proof 15: not a RegisteredPoStProof number" -- "$CUZK" circuit stats --post-proof 15
+expect 2 "--registered-proof 20: not a RegisteredSealProof number" -- "$CUZK" circuit stats --registered-proof 20
+expect 2 "one of --registered-proof, --post-proof, --update-proof, alone" -- \
+    "$CUZK" circuit stats --registered-proof 8 --post-proof 3
 expect 0 "inputs=40" -- "$CUZK" circuit stats porep --seal-proof 5
 expect 2 "needs --seal-proof" -- "$CUZK" circuit stats porep
 expect 2 "not a RegisteredSealProof number" -- "$CUZK" circuit stats --seal-proof 20
