@@ -54,6 +54,11 @@ void cuzk_poseidon_free(cuzk_poseidon *p);
  * (thread-safe); never freed. */
 cuzk_err cuzk_poseidon_merkle(unsigned arity, const cuzk_poseidon **out);
 
+/* SnapDeals' "gen randomness" constants (storage-proofs-update
+ * POSEIDON_CONSTANTS_GEN_RANDOMNESS: arity 2, custom id 1), built once per
+ * process; never freed. */
+cuzk_err cuzk_poseidon_gen_randomness(const cuzk_poseidon **out);
+
 unsigned cuzk_poseidon_arity(const cuzk_poseidon *p);
 const cuzk_fr *cuzk_poseidon_domain_tag(const cuzk_poseidon *p);
 /* Number of inputs a hash takes: arity (Merkle, custom) or the length. */

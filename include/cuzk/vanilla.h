@@ -15,6 +15,12 @@
  *                root [32], leaf [32] }
  *   InclusionPath: u64 n, n x PathElement { hashes: u64 k, k x [32];
  *                                           index u64 }
+ * SnapDeals PartitionProof (one per partition of a SNAP_DEALS_UPDATE
+ * request; storage-proofs-update vanilla.rs):
+ *   comm_c [32] | apex_leafs: u64 n, n x [32] |
+ *   challenge_proofs: u64 n, n x { proof_r_old: MerkleProof (tree_r's
+ *   form), proof_d_new: MerkleProof (Single, binary tree_d),
+ *   proof_r_new: MerkleProof (tree_r's form) }
  * A [32] is a field element's 32-byte little-endian representation (the
  * Poseidon and SHA-256 domains alike).
  *
@@ -80,5 +86,26 @@ cuzk_err cuzk_post_sector_proof_decode(const uint8_t *data, size_t size, const c
 cuzk_err cuzk_post_sector_proof_encode(const cuzk_post_sector_proof *p, uint8_t **out,
                                        size_t *size);
 void cuzk_post_sector_proof_free(cuzk_post_sector_proof *p);
+
+/* One challenge of a SnapDeals partition: its openings of tree_r_last old
+ * and new and of tree_d new. */
+typedef struct {
+    cuzk_vanilla_merkle r_old, d_new, r_new;
+} cuzk_snap_challenge_proof;
+/* PartitionProof. Owns everything it points to. */
+typedef struct {
+    cuzk_fr comm_c;
+    cuzk_fr *apex_leafs;
+    size_t n_apex_leafs;
+    cuzk_snap_challenge_proof *challenges;
+    size_t n_challenges;
+} cuzk_snap_partition_proof;
+/* Decode one PartitionProof (the whole buffer; name prefixes messages, e.g.
+ * "vanilla_proofs[3]"); *out zeroed on failure. */
+cuzk_err cuzk_snap_partition_proof_decode(const uint8_t *data, size_t size, const char *name,
+                                          cuzk_snap_partition_proof *out);
+cuzk_err cuzk_snap_partition_proof_encode(const cuzk_snap_partition_proof *p, uint8_t **out,
+                                          size_t *size);
+void cuzk_snap_partition_proof_free(cuzk_snap_partition_proof *p);
 
 #endif

@@ -421,6 +421,18 @@ cuzk_err cuzk_poseidon_merkle(unsigned arity, const cuzk_poseidon **out)
     return e;
 }
 
+cuzk_err cuzk_poseidon_gen_randomness(const cuzk_poseidon **out)
+{
+    static cuzk_poseidon *g_gen;
+    pthread_mutex_lock(&g_lock);
+    cuzk_err e = CUZK_OK;
+    if (!g_gen)
+        e = cuzk_poseidon_new(&g_gen, 2, CUZK_POSEIDON_CUSTOM, 1);
+    *out = g_gen;
+    pthread_mutex_unlock(&g_lock);
+    return e;
+}
+
 unsigned cuzk_poseidon_arity(const cuzk_poseidon *p)
 {
     return p->arity;

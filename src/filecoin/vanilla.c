@@ -283,6 +283,73 @@ cuzk_err cuzk_post_sector_proof_decode(const uint8_t *data, size_t size, const c
     return e;
 }
 
+void cuzk_snap_partition_proof_free(cuzk_snap_partition_proof *p)
+{
+    for (size_t i = 0; i < p->n_challenges; i++) {
+        free(p->challenges[i].r_old.siblings);
+        free(p->challenges[i].d_new.siblings);
+        free(p->challenges[i].r_new.siblings);
+    }
+    free(p->challenges);
+    free(p->apex_leafs);
+    memset(p, 0, sizeof *p);
+}
+
+cuzk_err cuzk_snap_partition_proof_decode(const uint8_t *data, size_t size, const char *name,
+                                          cuzk_snap_partition_proof *out)
+{
+    memset(out, 0, sizeof *out);
+    reader r = {.data = data, .size = data ? size : 0};
+    snprintf(r.where, sizeof r.where, "%s", name ? name : "partition proof");
+    cuzk_err e = read_fr(&r, "comm_c", &out->comm_c);
+    size_t n = 0;
+    if (!e) {
+        size_t w = enter(&r, ".apex_leafs");
+        e = read_len(&r, 32, (size_t)1 << 16, &n);
+        leave(&r, w);
+    }
+    if (!e && !(out->apex_leafs = calloc(n ? n : 1, sizeof *out->apex_leafs)))
+        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && !e; i++) {
+        char field[48];
+        snprintf(field, sizeof field, "apex_leafs[%zu]", i);
+        if (!(e = read_fr(&r, field, &out->apex_leafs[i])))
+            out->n_apex_leafs++;
+    }
+    if (!e) {
+        size_t w = enter(&r, ".challenge_proofs");
+        /* three MerkleProofs of at least 76 bytes each */
+        e = read_len(&r, 3 * 76, (size_t)1 << 16, &n);
+        leave(&r, w);
+    }
+    if (!e && !(out->challenges = calloc(n ? n : 1, sizeof *out->challenges)))
+        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && !e; i++) {
+        cuzk_snap_challenge_proof *c = &out->challenges[i];
+        out->n_challenges++; /* freed with the rest if partly read */
+        size_t w = enter(&r, ".challenge_proofs[%zu]", i);
+        size_t w2 = enter(&r, ".proof_r_old");
+        e = read_merkle(&r, &c->r_old);
+        leave(&r, w2);
+        if (!e) {
+            w2 = enter(&r, ".proof_d_new");
+            e = read_merkle(&r, &c->d_new);
+            leave(&r, w2);
+        }
+        if (!e) {
+            w2 = enter(&r, ".proof_r_new");
+            e = read_merkle(&r, &c->r_new);
+            leave(&r, w2);
+        }
+        leave(&r, w);
+    }
+    if (!e && r.off != r.size)
+        e = rfail(&r, "%zu trailing bytes after the proof (byte %zu)", r.size - r.off, r.off);
+    if (e)
+        cuzk_snap_partition_proof_free(out);
+    return e;
+}
+
 uint64_t cuzk_vanilla_merkle_leaf_index(const cuzk_vanilla_merkle *p)
 {
     uint64_t idx = 0, scale = 1;
@@ -403,6 +470,46 @@ cuzk_err cuzk_post_sector_proof_encode(const cuzk_post_sector_proof *p, uint8_t 
     if (w.oom) {
         free(w.b);
         return cuzk_fail(CUZK_ENOMEM, "out of memory encoding a vanilla proof");
+    }
+    *out = w.b;
+    *size = w.n;
+    return CUZK_OK;
+}
+
+/* A MerkleProof's levels above the base must match its form. */
+static cuzk_err form_check(const cuzk_vanilla_merkle *m, const char *what, size_t i)
+{
+    unsigned need = m->form == CUZK_MERKLE_SINGLE ? 0 : m->form == CUZK_MERKLE_SUB ? 1 : 2;
+    if (m->n_levels < m->n_base || m->n_levels - m->n_base != need)
+        return cuzk_fail(CUZK_EINVAL, "%s[%zu]: %u levels above the base do not match its form %d",
+                         what, i, m->n_levels - m->n_base, (int)m->form);
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_snap_partition_proof_encode(const cuzk_snap_partition_proof *p, uint8_t **out,
+                                          size_t *size)
+{
+    *out = NULL;
+    *size = 0;
+    for (size_t i = 0; i < p->n_challenges; i++) {
+        CUZK_TRY(form_check(&p->challenges[i].r_old, "challenge_proofs.proof_r_old", i));
+        CUZK_TRY(form_check(&p->challenges[i].d_new, "challenge_proofs.proof_d_new", i));
+        CUZK_TRY(form_check(&p->challenges[i].r_new, "challenge_proofs.proof_r_new", i));
+    }
+    writer w = {0};
+    put_fr(&w, &p->comm_c);
+    put_u64(&w, p->n_apex_leafs);
+    for (size_t i = 0; i < p->n_apex_leafs; i++)
+        put_fr(&w, &p->apex_leafs[i]);
+    put_u64(&w, p->n_challenges);
+    for (size_t i = 0; i < p->n_challenges; i++) {
+        put_merkle(&w, &p->challenges[i].r_old);
+        put_merkle(&w, &p->challenges[i].d_new);
+        put_merkle(&w, &p->challenges[i].r_new);
+    }
+    if (w.oom) {
+        free(w.b);
+        return cuzk_fail(CUZK_ENOMEM, "out of memory encoding a partition proof");
     }
     *out = w.b;
     *size = w.n;

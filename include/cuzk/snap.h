@@ -1,0 +1,82 @@
+/* SnapDeals (EmptySectorUpdate, RegisteredUpdateProof V1): the public side
+ * as rust-fil-proofs' storage-proofs-update defines it (src/filecoin/snap.c).
+ * Nothing here is a constraint.
+ *
+ * A committed-capacity sector's replica (the "sector key") takes new data:
+ * replica_new[v] = sector_key[v] + data[v] * rho(v >> (node_bits - h)),
+ * where phi = Poseidon(comm_d_new, comm_r_old) and rho(high) =
+ * Poseidon(phi, high), both of arity 2 with the "gen randomness" domain
+ * tag (neptune's custom type, id 1: 2^40) (vanilla.rs phi, rho). comm_d_new
+ * is the SHA-256 tree_d over the new data; tree_r_last_new is the replica's
+ * Poseidon tree (the registry's shape); comm_r_new = Poseidon-2 (Merkle
+ * constants) of (comm_c, root of tree_r_last_new), comm_c being the
+ * sector's, unchanged.
+ *
+ * Sizes (constants.rs): partitions 1 up to 8 KiB, 2 up to 32 KiB, 4 up to
+ * 16 MiB, else 16; challenges per partition 10 up to 16 MiB, else 86; h
+ * (the high bits of a node index that select rho) from hs = [1 x 6] up to
+ * 32 KiB, else [7 .. 12], Filecoin using hs[3] (h = 10 for 32 GiB); apex
+ * leaves per partition 8 up to 8 KiB, else 128.
+ *
+ * Challenges of partition k (challenges.rs): random bits per challenge r =
+ * node_bits - partition_bits, per digest floor(254 / r) of them; digest j
+ * (counted over all partitions: partition k starts at k * ceil(challenges
+ * / per digest)) is Poseidon(comm_r_new, j) with the gen-randomness tag;
+ * challenge i of a digest is its little-endian bits [i*r, (i+1)*r) with k
+ * above them (so every challenge of partition k lies in its k-th slice of
+ * the sector).
+ *
+ * TreeD's apex: partition k's apex leaves are the tree_d nodes at height
+ * node_bits - partition_bits - apex_bits, k * apex_leaves .. + apex_leaves
+ * - 1; the circuit hashes them up to the partition's root (apex tree) and
+ * checks each challenge's tree_d path against that tree. */
+#ifndef CUZK_SNAP_H
+#define CUZK_SNAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/err.h"
+#include "cuzk/fr.h"
+#include "cuzk/merkle.h"
+#include "cuzk/vanilla.h"
+
+#define CUZK_SNAP_MAX_CHALLENGES 86
+
+typedef struct {
+    uint64_t sector_size, nodes;
+    unsigned node_bits, partitions, partition_bits, challenges, h;
+    unsigned apex_leaves, apex_bits;
+    cuzk_merkle_shape tree_r; /* tree_r_last's shape (Poseidon) */
+} cuzk_snap_config;
+
+/* The configuration of a sector size of the registry (2 KiB, 8 MiB, 512
+ * MiB, 32 GiB, 64 GiB); h is Filecoin's, hs[3]. EINVAL otherwise. */
+cuzk_err cuzk_snap_config_of(uint64_t sector_size, cuzk_snap_config *out);
+
+/* phi = Poseidon_gen(comm_d_new, comm_r_old); rho = Poseidon_gen(phi, high). */
+cuzk_err cuzk_snap_phi(const cuzk_fr *comm_d_new, const cuzk_fr *comm_r_old, cuzk_fr *phi);
+cuzk_err cuzk_snap_rho(const cuzk_fr *phi, uint32_t high, cuzk_fr *rho);
+
+/* The challenges of partition k (c->challenges of them) into out. EINVAL
+ * for k beyond the partitions. */
+cuzk_err cuzk_snap_challenges(const cuzk_snap_config *c, const cuzk_fr *comm_r_new, unsigned k,
+                              uint32_t *out);
+
+/* comm_r = Poseidon-2 (Merkle constants) of (comm_c, root). */
+cuzk_err cuzk_snap_comm_r(const cuzk_fr *comm_c, const cuzk_fr *root, cuzk_fr *comm_r);
+
+/* What rust-fil-proofs' vanilla verify checks of partition k's proof, with
+ * the shapes checked first: apex leaf and challenge counts; comm_r_old and
+ * comm_r_new = Poseidon-2(comm_c, the first challenge's tree_r roots); per
+ * challenge each path's shape and position (the challenge), its root
+ * (root_r_old, comm_d_new, root_r_new) and its hashes; leaf_r_new =
+ * leaf_r_old + leaf_d_new * rho(c >> (node_bits - h)); each tree_d sibling
+ * from the apex leaves up in the apex tree of the partition's leaves. EINVAL
+ * naming the field for a malformed proof (counts, shapes), EVERIFY naming
+ * the challenge and what does not hold. */
+cuzk_err cuzk_snap_verify(const cuzk_snap_config *c, unsigned k, const cuzk_fr *comm_r_old,
+                          const cuzk_fr *comm_d_new, const cuzk_fr *comm_r_new,
+                          const cuzk_snap_partition_proof *p);
+
+#endif
