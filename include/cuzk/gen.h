@@ -78,6 +78,16 @@ typedef struct {
  * for synthetic and non-interactive PoRep. Free with cuzk_c1_free. */
 cuzk_err cuzk_gen_porep(const cuzk_gen_porep_params *p, cuzk_c1 **out);
 
+/* A synthetic SnapDeals update of a sector size (src/seal/gen_snap.c says
+ * why it verifies and what it is not): a constant sector key (one
+ * seed-derived value), constant new data, a seed-derived comm_c; the
+ * commitments and every partition's PartitionProof, each checked with
+ * cuzk_snap_verify before it is returned. Costs a few thousand hashes at
+ * any size. EINVAL for a size with no SnapDeals proof. Free *out with
+ * cuzk_snap_update_free. */
+struct cuzk_snap_update;
+cuzk_err cuzk_gen_snap(uint64_t sector_size, uint64_t seed, struct cuzk_snap_update *out);
+
 /* Filecoin's prover id of a miner actor id: the unsigned LEB128 varint of
  * the id (the payload of its ID address), zero padded to 32 bytes (1000 ->
  * e8 07 00 ...). */

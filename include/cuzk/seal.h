@@ -86,4 +86,17 @@ typedef struct {
 cuzk_err cuzk_seal(const cuzk_seal_params *p, const uint8_t *data, uint8_t *replica,
                    uint8_t *labels, cuzk_seal_result *out);
 
+/* A SnapDeals update of a sealed sector (snap.h): sector_key is the sealed
+ * replica (sector_size bytes of field elements) whose tree_r_last root is
+ * comm_r_last_old, data the new padded sector (every word fr32-padded).
+ * Writes the new replica (sector_size bytes) and fills *out: comm_c as
+ * given, comm_r_old, comm_d_new, comm_r_new and every partition's
+ * PartitionProof, each checked with cuzk_snap_verify. Whole trees in
+ * memory: for test sectors. EINVAL naming a bad word or size, EVERIFY when
+ * the sector key does not hash to comm_r_last_old. Free *out with
+ * cuzk_snap_update_free. */
+struct cuzk_snap_update;
+cuzk_err cuzk_seal_update(uint64_t sector_size, const uint8_t comm_c[32],
+                          const uint8_t comm_r_last_old[32], const uint8_t *sector_key,
+                          const uint8_t *data, uint8_t *replica, struct cuzk_snap_update *out);
 #endif

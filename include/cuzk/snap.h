@@ -79,4 +79,15 @@ cuzk_err cuzk_snap_verify(const cuzk_snap_config *c, unsigned k, const cuzk_fr *
                           const cuzk_fr *comm_d_new, const cuzk_fr *comm_r_new,
                           const cuzk_snap_partition_proof *p);
 
+/* An update's public values and every partition's vanilla proof (what a
+ * SNAP_DEALS_UPDATE request carries). Owns its partitions; free with
+ * cuzk_snap_update_free. */
+typedef struct cuzk_snap_update {
+    cuzk_snap_config config;
+    cuzk_fr comm_c, comm_r_old, comm_d_new, comm_r_new;
+    cuzk_snap_partition_proof *partitions; /* config.partitions of them */
+} cuzk_snap_update;
+
+void cuzk_snap_update_free(cuzk_snap_update *u);
+
 #endif

@@ -229,3 +229,11 @@ cuzk_err cuzk_snap_verify(const cuzk_snap_config *c, unsigned k, const cuzk_fr *
     free(rows);
     return e;
 }
+
+void cuzk_snap_update_free(cuzk_snap_update *u)
+{
+    for (unsigned k = 0; u->partitions && k < u->config.partitions; k++)
+        cuzk_snap_partition_proof_free(&u->partitions[k]);
+    free(u->partitions);
+    memset(u, 0, sizeof *u);
+}
