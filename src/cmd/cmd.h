@@ -45,6 +45,11 @@ int cmd_params_main(int argc, char **argv);
  * against the circuit (post check). */
 int cmd_gen_main(int argc, char **argv);
 int cmd_gen_post(int argc, char **argv);
+/* cmd_gen.c: an update's DIR/partition-<k>.vproof files and
+ * DIR/request.json (DIR made if missing), printing each file and the
+ * commitments as key=value lines (gen snap, seal update). */
+struct cuzk_snap_update;
+cuzk_err cmd_snap_write(const char *dir, const struct cuzk_snap_update *u);
 int cmd_post_main(int argc, char **argv);
 /* cmd_post.c: a size as "32GiB", "2KiB", "512MiB" (any case) or a byte
  * count; -1 for anything else or an overflow. */

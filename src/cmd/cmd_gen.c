@@ -17,10 +17,23 @@
  *       lines: what `cuzk porep check FILE --miner-id M --sector-number N`
  *       and a PoRep C2 request need.
  *
+ *   cuzk gen snap --sector-size S [--seed N] --out DIR
+ *       a synthetic SnapDeals update of a committed-capacity sector
+ *       (src/seal/gen_snap.c: a constant sector key and constant new data,
+ *       so every tree costs a few thousand hashes): DIR/partition-<k>.vproof
+ *       (one bincode PartitionProof per partition, as Curio sends them) and
+ *       DIR/request.json (registered_proof, sector_size, partitions and hex
+ *       comm_c, comm_r_old, comm_d_new, comm_r_new: 32 bytes little-endian,
+ *       as stored). Every partition is checked by the vanilla verification
+ *       before anything is written. Prints the update, one line per file,
+ *       and the commitments as key=value lines (with their CIDs).
+ *
  *   cuzk gen post ...   (cmd_post.c) */
+#define _GNU_SOURCE
 #include "cmd/cmd.h"
 #include "cuzk/gen.h"
 #include "cuzk/piece.h"
+#include "cuzk/snap.h"
 #include "cuzk/util.h"
 
 #include <errno.h>
@@ -164,12 +177,130 @@ static int gen_porep(int argc, char **argv)
     return e ? cmd_fail("gen porep", e) : 0;
 }
 
+static void fr_hex(char out[65], const cuzk_fr *x)
+{
+    uint8_t b[32];
+    cuzk_fr_to_bytes_le(b, x);
+    cmd_hex32(out, b);
+}
+
+cuzk_err cmd_snap_write(const char *dir, const cuzk_snap_update *u)
+{
+    const cuzk_snap_config *c = &u->config;
+    const cuzk_fc_proof *fp = NULL;
+    size_t n;
+    const cuzk_fc_proof *all = cuzk_fc_proofs(&n);
+    for (size_t i = 0; i < n && !fp; i++)
+        if (all[i].family == CUZK_FC_UPDATE && all[i].sector_size == c->sector_size)
+            fp = &all[i];
+    if (!fp)
+        return cuzk_fail(CUZK_EINTERNAL, "no update proof of %llu-byte sectors",
+                         (unsigned long long)c->sector_size);
+    CUZK_TRY(cuzk_make_dirs(dir));
+    cuzk_err e = CUZK_OK;
+    for (unsigned k = 0; k < c->partitions && !e; k++) {
+        char path[4096];
+        uint8_t *b;
+        size_t nb;
+        snprintf(path, sizeof path, "%s/partition-%u.vproof", dir, k);
+        if ((e = cuzk_snap_partition_proof_encode(&u->partitions[k], &b, &nb)))
+            break;
+        e = cuzk_write_file(path, b, nb);
+        free(b);
+        if (!e)
+            printf("%s: partition %u, %zu bytes\n", path, k, nb);
+    }
+    char cc[65], ro[65], dn[65], rn[65], *json = NULL;
+    fr_hex(cc, &u->comm_c);
+    fr_hex(ro, &u->comm_r_old);
+    fr_hex(dn, &u->comm_d_new);
+    fr_hex(rn, &u->comm_r_new);
+    if (!e && asprintf(&json,
+                       "{\"registered_proof\": %llu, \"proof\": \"%s\", \"sector_size\": %llu, "
+                       "\"partitions\": %u, \"comm_c\": \"%s\", \"comm_r_old\": \"%s\", "
+                       "\"comm_d_new\": \"%s\", \"comm_r_new\": \"%s\"}\n",
+                       (unsigned long long)fp->number, fp->name, (unsigned long long)c->sector_size,
+                       c->partitions, cc, ro, dn, rn) < 0)
+        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
+    char *req = e ? NULL : cmd_path_with(dir, "/request.json");
+    if (!e && !req)
+        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
+    if (!e && !(e = cuzk_write_file(req, json, strlen(json))))
+        printf("%s\n", req);
+    free(req);
+    free(json);
+    uint8_t b[32];
+    char cid[CUZK_CID_STR_MAX];
+    const struct {
+        const char *key;
+        const cuzk_fr *v;
+        int cid; /* 0 none, 1 sealed, 2 unsealed */
+    } out[] = {{"comm_c", &u->comm_c, 0},
+               {"comm_r_old", &u->comm_r_old, 1},
+               {"comm_d_new", &u->comm_d_new, 2},
+               {"comm_r_new", &u->comm_r_new, 1}};
+    for (size_t i = 0; i < sizeof out / sizeof *out && !e; i++) {
+        cuzk_fr_to_bytes_le(b, out[i].v);
+        cmd_print_hex32(out[i].key, b);
+        if (out[i].cid &&
+            !(e = cuzk_cid_encode(out[i].cid == 1 ? CUZK_CID_SEALED : CUZK_CID_UNSEALED, b, cid)))
+            printf("%s_cid=%s\n", out[i].key, cid);
+    }
+    return e;
+}
+
+static int gen_snap(int argc, char **argv)
+{
+    const char *size_s = NULL, *out = NULL;
+    uint64_t seed = 1, size = 0;
+    for (int i = 0; i < argc; i++) {
+        int known = !strcmp(argv[i], "--sector-size") || !strcmp(argv[i], "--out") ||
+                    !strcmp(argv[i], "--seed");
+        if (!known)
+            return cmd_usage_fail(
+                "gen snap", argv[i][0] == '-' ? "unknown option %s" : "unexpected argument \"%s\"",
+                argv[i]);
+        if (i + 1 >= argc)
+            return cmd_usage_fail("gen snap", "%s needs a value", argv[i]);
+        const char *v = argv[++i];
+        if (!strcmp(argv[i - 1], "--sector-size"))
+            size_s = v;
+        else if (!strcmp(argv[i - 1], "--out"))
+            out = v;
+        else if (cmd_parse_u64(v, &seed))
+            return fprintf(stderr, "cuzk: gen snap: --seed: bad number \"%s\"\n", v), 2;
+    }
+    if (!out)
+        return cmd_usage_fail("gen snap", "%s", "--out DIR is required");
+    if (!size_s)
+        return cmd_usage_fail("gen snap", "%s", "--sector-size S is required");
+    if (cmd_parse_size(size_s, &size))
+        return cmd_fail("gen snap", cuzk_fail(CUZK_EINVAL,
+                                              "--sector-size \"%s\": 2KiB, 8MiB, 512MiB, 32GiB, "
+                                              "64GiB or bytes",
+                                              size_s));
+    cuzk_snap_update u;
+    double t = cuzk_now();
+    cuzk_err e = cuzk_gen_snap(size, seed, &u);
+    if (e)
+        return cmd_fail("gen snap", e);
+    printf("gen snap: %llu-byte sector, %u partition(s) x %u challenges, h %u, seed %llu, "
+           "gen_s=%.3f\n",
+           (unsigned long long)size, u.config.partitions, u.config.challenges, u.config.h,
+           (unsigned long long)seed, cuzk_now() - t);
+    e = cmd_snap_write(out, &u);
+    cuzk_snap_update_free(&u);
+    return e ? cmd_fail("gen snap", e) : 0;
+}
+
 int cmd_gen_main(int argc, char **argv)
 {
     if (argc >= 1 && !strcmp(argv[0], "post"))
         return cmd_gen_post(argc - 1, argv + 1);
     if (argc >= 1 && !strcmp(argv[0], "porep"))
         return gen_porep(argc - 1, argv + 1);
-    return cmd_usage_fail("gen", "what to generate? \"%s\" is not porep or post",
+    if (argc >= 1 && !strcmp(argv[0], "snap"))
+        return gen_snap(argc - 1, argv + 1);
+    return cmd_usage_fail("gen", "what to generate? \"%s\" is not porep, snap or post",
                           argc ? argv[0] : "");
 }

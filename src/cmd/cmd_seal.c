@@ -30,6 +30,16 @@
  * seed, checked against DIR's public data before it is written (files
  * changed since the seal are refused); prints the challenges as below.
  *
+ *   cuzk seal update --dir DIR [--padded] DATA --out DIR2
+ *
+ * A SnapDeals update of the sector cuzk seal wrote to DIR (seal.h
+ * cuzk_seal_update): DIR's replica is the sector key, DATA the new data
+ * (read as for seal). Writes DIR2/sealed (the new replica), DIR2/unsealed
+ * (the new padded data), DIR2/partition-<k>.vproof (bincode
+ * PartitionProofs, as Curio sends them) and DIR2/request.json, each
+ * partition checked by the vanilla verification first; prints the
+ * commitments as gen snap does.
+ *
  *   cuzk c1 <cuzk seal's options and DATA> --seed HEX --out FILE
  *
  * Seals the same way in memory (nothing else is written), then writes the
@@ -74,6 +84,7 @@
 #include "cuzk/piece.h"
 #include "cuzk/porep.h"
 #include "cuzk/seal.h"
+#include "cuzk/snap.h"
 #include "cuzk/snark.h"
 #include "cuzk/util.h"
 
@@ -430,10 +441,85 @@ static int seal_c1_main(int argc, char **argv)
     return e ? cmd_fail(cmd_name, e) : 0;
 }
 
+/* seal update: a sealed DIR's replica as the sector key, new data. */
+static int seal_update_main(int argc, char **argv)
+{
+    seal_opts o;
+    memset(&o, 0, sizeof o);
+    const char *dir = NULL;
+    cmd_name = "seal update";
+    for (int i = 0; i < argc; i++) {
+        const char **dst = !strcmp(argv[i], "--dir")   ? &dir
+                           : !strcmp(argv[i], "--out") ? &o.out
+                                                       : NULL;
+        if (dst) {
+            if (i + 1 >= argc)
+                return usage_err("%s needs a value", argv[i]);
+            *dst = argv[++i];
+        } else if (!strcmp(argv[i], "--padded")) {
+            o.padded = 1;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return usage_err("unknown option %s", argv[i]);
+        } else if (o.data) {
+            return usage_err("one DATA file, not also \"%s\"", argv[i]);
+        } else {
+            o.data = argv[i];
+        }
+    }
+    if (!dir || !o.out || !o.data)
+        return usage_err("%s", "--dir DIR, DATA and --out DIR are required");
+    uint64_t number = 0;
+    cuzk_seal_params p;
+    cuzk_seal_result r;
+    uint8_t *key = NULL, *data = NULL, *replica = NULL;
+    char *meta = cmd_path_with(dir, "/seal.json");
+    cuzk_snap_update u;
+    memset(&u, 0, sizeof u);
+    cuzk_err e =
+        meta ? read_seal_json(meta, &number, &p, &r) : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    if (!e)
+        e = read_sized(dir, "/sealed", p.sector_size, &key);
+    if (!e)
+        e = load_sector(&o, p.sector_size, &data);
+    if (!e && !(replica = malloc(p.sector_size)))
+        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
+    double t = cuzk_now();
+    if (!e &&
+        (e = cuzk_seal_update(p.sector_size, r.comm_c, r.comm_r_last, key, data, replica, &u)))
+        e = cuzk_fail_ctx(e, "%s: ", dir);
+    if (!e) {
+        printf("seal update: %llu-byte sector %llu, %u partition(s) x %u challenges, h %u, "
+               "update_s=%.3f\n",
+               (unsigned long long)p.sector_size, (unsigned long long)p.sector_id,
+               u.config.partitions, u.config.challenges, u.config.h, cuzk_now() - t);
+        e = cmd_snap_write(o.out, &u);
+    }
+    char *f = NULL;
+    if (!e && !(f = cmd_path_with(o.out, "/sealed")))
+        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
+    if (!e)
+        e = cuzk_write_file(f, replica, p.sector_size);
+    free(f);
+    f = NULL;
+    if (!e && !(f = cmd_path_with(o.out, "/unsealed")))
+        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
+    if (!e)
+        e = cuzk_write_file(f, data, p.sector_size);
+    free(f);
+    free(meta);
+    free(key);
+    free(data);
+    free(replica);
+    cuzk_snap_update_free(&u);
+    return e ? cmd_fail(cmd_name, e) : 0;
+}
+
 int cmd_seal_main(int argc, char **argv)
 {
     if (argc >= 1 && !strcmp(argv[0], "c1"))
         return seal_c1_main(argc - 1, argv + 1);
+    if (argc >= 1 && !strcmp(argv[0], "update"))
+        return seal_update_main(argc - 1, argv + 1);
     seal_opts o;
     cuzk_seal_params p;
     uint64_t number = 0;

@@ -877,6 +877,7 @@ const cuzk_subcommand cuzk_subcommands[] = {
     {"gen", cmd_gen_main,
      "  cuzk gen porep --sector-size S [--registered-proof N] [--seed N] [--miner-id M]\n"
      "               [--sector-number N] --out FILE   (a C1 output JSON, sparse sector)\n"
+     "  cuzk gen snap --sector-size S [--seed N] --out DIR   (a SnapDeals update)\n"
      "  cuzk gen post --proof-type window|winning --sector-size S --randomness HEX "
      "[--sectors N]\n"
      "               [--seed N] [--partition-index K] [--first-sector ID] [--miner-id M]\n"
@@ -894,7 +895,8 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk seal --registered-proof N [--sector-size S] [--porep-id HEX]\n"
      "            [--api-version 1.0.0|1.1.0|1.2.0] --prover-id HEX --sector-number N\n"
      "            --ticket HEX [--padded] DATA --out DIR\n"
-     "  cuzk seal c1 --dir DIR --seed HEX --out FILE   (C1 output JSON of a sealed DIR)\n"},
+     "  cuzk seal c1 --dir DIR --seed HEX --out FILE   (C1 output JSON of a sealed DIR)\n"
+     "  cuzk seal update --dir DIR [--padded] DATA --out DIR2   (a SnapDeals update of it)\n"},
     {"c1", cmd_c1_main,
      "  cuzk c1 <the options and DATA of seal> --seed HEX --out FILE   (C1 output JSON)\n"},
     {"porep", cmd_porep_main,

@@ -140,7 +140,7 @@ expect 2 "no seal proof for sector size 4KiB" -- "$CUZK" gen porep --sector-size
 expect 2 "--out FILE is required" -- "$CUZK" gen porep --sector-size 2KiB
 expect 2 "--seed: bad number \"x\"" -- "$CUZK" gen porep --sector-size 2KiB --seed x --out "$T/x.json"
 expect 2 "unknown option --frob" -- "$CUZK" gen porep --sector-size 2KiB --frob --out "$T/x.json"
-expect 2 "is not porep or post" -- "$CUZK" gen snapp
+expect 2 "is not porep, snap or post" -- "$CUZK" gen snapp
 expect 2 "$T/nodir" -- "$CUZK" gen porep --sector-size 2KiB --out "$T/nodir/x.json"
 [ -e "$T/x.json" ] && bad "a refused gen porep wrote a file" || ok
 echo "test_c1: $pass passed, $fail failed"

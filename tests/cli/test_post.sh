@@ -178,7 +178,7 @@ expect 2 "--out is not an option of post check" -- check --registered-proof 10 -
 expect 2 "--sectors-in-circuit is not an option of gen post" -- "$CUZK" gen post \
     --registered-proof 10 --sectors-in-circuit 1 --randomness "$R" --out "$T/x"
 expect 2 "unknown option --frob" -- check --registered-proof 10 --frob "$F"
-expect 2 "\"sectors\" is not porep or post" -- "$CUZK" gen sectors
+expect 2 "\"sectors\" is not porep, snap or post" -- "$CUZK" gen sectors
 expect 2 "\"verify\" is not check" -- "$CUZK" post verify
 : >"$T/file"
 expect 2 "cannot create the folder $T/file/sub" -- "$CUZK" gen post --registered-proof 3 \

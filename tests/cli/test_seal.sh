@@ -6,7 +6,8 @@
 # 12^32, porep_id 0^32 and API 1.2.0 has comm_d 129c7562...4421 and comm_r
 # 4afb35f8...3950. The same sector given --padded seals the same; the
 # written unsealed sector's commP (cuzk piece, a separate implementation) is
-# comm_d; bad arguments exit 2 with one clear line.
+# comm_d; bad arguments exit 2 with one clear line. Then SnapDeals updates
+# (seal update of that sector, gen snap).
 set -u
 CUZK=$1
 T=${2:-${TMPDIR:-/tmp}/cuzk-test-seal-$$}
@@ -53,6 +54,43 @@ expect 2 "unknown option --frob" -- polka --frob "$T/big" --out "$T/x"
 expect 2 "/nonexistent" -- polka /nonexistent --out "$T/x"
 printf '\377%.0s' $(seq 2048) >"$T/ff"
 expect 2 "not fr32-padded" -- polka --padded "$T/ff" --out "$T/x"
+# seal update: polka-storage's sealed sector updated with other data. The
+# update's comm_r_old is the seal's comm_r (the oracle above); comm_d_new
+# is the commP of the new data as one piece (cuzk piece); every partition was
+# checked by the vanilla verification (test_seal_snap recomputes the
+# encoding word by word).
+head -c 1500 "$FIX/polka-test-data-big.car" | tr 'a-z' 'A-Z' >"$T/new.dat"
+if "$CUZK" seal update --dir "$T/a" "$T/new.dat" --out "$T/u" >"$T/u.txt"; then ok; else
+    bad "seal update: $(cat "$T/u.txt")"
+fi
+grep -q '^seal update: 2048-byte sector 77, 1 partition(s) x 10 challenges, h 1, update_s=' "$T/u.txt" &&
+    ok || bad "seal update: $(head -1 "$T/u.txt")"
+[ "$(key comm_r_old "$T/u.txt")" = "$COMMR" ] && ok || bad "comm_r_old $(key comm_r_old "$T/u.txt")"
+[ "$(key comm_d_new_cid "$T/u.txt")" = "$("$CUZK" piece commp "$T/new.dat" | sed -n 's/^piece_cid=//p')" ] &&
+    ok || bad "comm_d_new_cid $(key comm_d_new_cid "$T/u.txt"), commP $("$CUZK" piece commp "$T/new.dat")"
+[ "$(stat -c %s "$T/u/sealed")" = 2048 ] && [ -s "$T/u/partition-0.vproof" ] && ok || bad "update outputs"
+cmp -s "$T/u/sealed" "$T/a/sealed" && bad "the new replica is the old one" || ok
+grep -q "\"comm_r_new\": \"$(key comm_r_new "$T/u.txt")\"" "$T/u/request.json" && ok ||
+    bad "request.json: $(cat "$T/u/request.json")"
+cp -r "$T/a" "$T/a-bad"
+printf '\x01' | dd of="$T/a-bad/sealed" bs=1 seek=64 conv=notrunc status=none
+expect 2 "tree_r_last root is not comm_r_last" -- "$CUZK" seal update --dir "$T/a-bad" "$T/new.dat" --out "$T/x"
+expect 2 "not fr32-padded" -- "$CUZK" seal update --dir "$T/a" --padded "$T/ff" --out "$T/x"
+expect 2 "--dir DIR, DATA and --out DIR are required" -- "$CUZK" seal update --dir "$T/a" --out "$T/x"
+[ -e "$T/x" ] && bad "a refused update wrote files" || ok
+# gen snap: synthetic updates; the same seed gives the same files.
+expect 0 "gen snap: 8388608-byte sector, 4 partition(s) x 10 challenges, h 10, seed 7" -- \
+    "$CUZK" gen snap --sector-size 8MiB --seed 7 --out "$T/g1"
+"$CUZK" gen snap --sector-size 8MiB --seed 7 --out "$T/g2" >/dev/null && ok || bad "gen snap again"
+for k in 0 1 2 3; do
+    cmp -s "$T/g1/partition-$k.vproof" "$T/g2/partition-$k.vproof" && ok || bad "partition $k differs"
+done
+"$CUZK" gen snap --sector-size 8MiB --seed 8 --out "$T/g3" >/dev/null &&
+    ! cmp -s "$T/g1/partition-0.vproof" "$T/g3/partition-0.vproof" && ok || bad "seed 8 is seed 7"
+expect 0 "partition-0.vproof: partition 0, 15064 bytes" -- "$CUZK" gen snap --sector-size 2KiB --out "$T/g4"
+expect 2 "SnapDeals sectors are 2 KiB" -- "$CUZK" gen snap --sector-size 4KiB --out "$T/x"
+expect 2 "--out DIR is required" -- "$CUZK" gen snap --sector-size 2KiB
+expect 2 "unknown option --frob" -- "$CUZK" gen snap --sector-size 2KiB --frob 1 --out "$T/x"
 echo "test_seal: $pass passed, $fail failed"
 rm -rf "$T"
 [ "$fail" -eq 0 ]
