@@ -114,7 +114,16 @@ uint64_t cuzk_cs_num_constraints(const cuzk_cs *cs);
 const cuzk_fr *cuzk_cs_value(const cuzk_cs *cs, cuzk_var v);
 /* Values in allocation order; valid until the next alloc. */
 const cuzk_fr *cuzk_cs_inputs(const cuzk_cs *cs); /* n_inputs, [0] = 1 */
-const cuzk_fr *cuzk_cs_aux(const cuzk_cs *cs);    /* n_aux */
+const cuzk_fr *cuzk_cs_aux(const cuzk_cs *cs);    /* n_aux (below a window: see below) */
+
+/* Witness mode: the aux variables allocated from now on are stored in the
+ * caller's buf (at most cap of them; one more is EINVAL), not in the
+ * system's own array, so that parallel parts of one circuit write their
+ * values straight into place in one assignment. cuzk_cs_value reads them
+ * there; cuzk_cs_aux covers only those before the window; extend and
+ * assignment refuse a system with a window; reset drops it. EINVAL in
+ * other modes or when a window is set already. */
+cuzk_err cuzk_cs_set_aux_window(cuzk_cs *cs, cuzk_fr *buf, uint64_t cap);
 
 /* The full assignment w = (1, inputs..., aux...) as a malloc'd array (caller
  * frees) of n_inputs + n_aux elements. */

@@ -25,6 +25,10 @@ struct cuzk_cs {
     int finished;
     cuzk_fr *in, *aux;
     uint64_t n_in, n_aux, cap_in, cap_aux;
+    /* Witness mode: aux from win_from on live in the caller's win (at most
+     * win_cap of them); before it, in aux. */
+    cuzk_fr *win;
+    uint64_t win_from, win_cap, win_cap_owned;
     uint64_t n_constraints;
     cuzk_r1cs *r1cs; /* record mode, until taken */
     int taken;
@@ -186,6 +190,10 @@ cuzk_err cuzk_cs_reset(cuzk_cs *cs)
     cs->n_in = 1;
     cs->n_aux = 0;
     cs->n_constraints = 0;
+    if (cs->win) { /* back to the owned array, its real capacity */
+        cs->win = NULL;
+        cs->cap_aux = cs->win_cap_owned;
+    }
     cs->finished = cs->closed = 0;
     return CUZK_OK;
 }
@@ -204,13 +212,35 @@ static cuzk_err check_open(const cuzk_cs *cs, const char *what)
     return CUZK_OK;
 }
 
+cuzk_err cuzk_cs_set_aux_window(cuzk_cs *cs, cuzk_fr *buf, uint64_t cap)
+{
+    CUZK_TRY(check_open(cs, "set_aux_window"));
+    if (cs->mode != CUZK_CS_WITNESS)
+        return cuzk_fail(CUZK_EINVAL, "cs: an aux window is for witness mode only");
+    if (cs->win)
+        return cuzk_fail(CUZK_EINVAL, "cs: the aux window is set already");
+    cs->win = buf;
+    cs->win_from = cs->n_aux;
+    cs->win_cap = cap;
+    cs->win_cap_owned = cs->cap_aux;
+    cs->cap_aux = cs->n_aux; /* the fast path below stops at the window */
+    return CUZK_OK;
+}
+
 cuzk_err cuzk_cs_alloc(cuzk_cs *cs, const cuzk_fr *value, cuzk_var *out)
 {
-    /* Witness-mode fast path: one store. */
-    if (!cs->r1cs && !cs->closed && value && cs->n_aux < cs->cap_aux) {
-        cs->aux[cs->n_aux] = *value;
-        *out = CUZK_VAR_AUX_BIT | (cuzk_var)cs->n_aux++;
-        return CUZK_OK;
+    /* Witness-mode fast path: one store, in the array or the window. */
+    if (!cs->r1cs && !cs->closed && value) {
+        if (cs->n_aux < cs->cap_aux) {
+            cs->aux[cs->n_aux] = *value;
+            *out = CUZK_VAR_AUX_BIT | (cuzk_var)cs->n_aux++;
+            return CUZK_OK;
+        }
+        if (cs->win && cs->n_aux - cs->win_from < cs->win_cap) {
+            cs->win[cs->n_aux - cs->win_from] = *value;
+            *out = CUZK_VAR_AUX_BIT | (cuzk_var)cs->n_aux++;
+            return CUZK_OK;
+        }
     }
     CUZK_TRY(check_open(cs, "alloc"));
     if (!value)
@@ -218,6 +248,15 @@ cuzk_err cuzk_cs_alloc(cuzk_cs *cs, const cuzk_fr *value, cuzk_var *out)
     if (cs->n_aux >= MAX_INDEX)
         return cuzk_fail(CUZK_EINVAL, "cs: too many aux variables (%llu)",
                          (unsigned long long)cs->n_aux);
+    if (cs->win) {
+        if (cs->n_aux - cs->win_from >= cs->win_cap)
+            return cuzk_fail(CUZK_EINVAL, "cs: aux %llu is past the aux window (%llu from %llu)",
+                             (unsigned long long)cs->n_aux, (unsigned long long)cs->win_cap,
+                             (unsigned long long)cs->win_from);
+        cs->win[cs->n_aux - cs->win_from] = *value;
+        *out = CUZK_VAR_AUX_BIT | (cuzk_var)cs->n_aux++;
+        return CUZK_OK;
+    }
     if (cs->n_aux == cs->cap_aux)
         CUZK_TRY(grow_vals(&cs->aux, &cs->cap_aux, cs->n_aux + 1));
     if (cs->r1cs) {
@@ -252,7 +291,9 @@ const cuzk_fr *cuzk_cs_value(const cuzk_cs *cs, cuzk_var v)
 {
     if (v & CUZK_VAR_AUX_BIT) {
         uint64_t i = v & ~CUZK_VAR_AUX_BIT;
-        return i < cs->n_aux ? &cs->aux[i] : NULL;
+        if (i >= cs->n_aux)
+            return NULL;
+        return cs->win && i >= cs->win_from ? &cs->win[i - cs->win_from] : &cs->aux[i];
     }
     return v < cs->n_in ? &cs->in[v] : NULL;
 }
@@ -319,6 +360,8 @@ cuzk_err cuzk_cs_skip(cuzk_cs *cs, uint64_t n)
 cuzk_err cuzk_cs_extend(cuzk_cs *dst, const cuzk_cs *src)
 {
     CUZK_TRY(check_open(dst, "extend"));
+    if (dst->win || src->win)
+        return cuzk_fail(CUZK_EINVAL, "cs: extend of a system with an aux window");
     if (dst->mode == CUZK_CS_RECORD || src->mode == CUZK_CS_RECORD)
         return cuzk_fail(CUZK_EINVAL, "cs: extend is for witness and check modes only");
     if (src->finished)
@@ -370,6 +413,9 @@ const cuzk_fr *cuzk_cs_aux(const cuzk_cs *cs)
 
 cuzk_err cuzk_cs_assignment(const cuzk_cs *cs, cuzk_fr **w, size_t *n)
 {
+    if (cs->win)
+        return cuzk_fail(CUZK_EINVAL, "cs: the assignment of a system with an aux window is "
+                                      "its owner's");
     size_t total = (size_t)(cs->n_in + cs->n_aux);
     cuzk_fr *r = malloc(total * sizeof *r);
     if (!r)

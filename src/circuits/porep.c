@@ -13,7 +13,9 @@
 #include "cuzk/sha256.h"
 #include "cuzk/threads.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <sys/mman.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -216,7 +218,8 @@ static cuzk_err synth_top(cuzk_cs *cs, top_ctx *t, const cuzk_porep_values *v)
 /* The top, then challenges first .. first + challenges - 1 (none: the top
  * alone, for the counts); blank values when v is NULL. */
 static cuzk_err synthesize_range(cuzk_cs *cs, const cuzk_porep_shape *s, unsigned first,
-                                 unsigned challenges, const cuzk_porep_values *v)
+                                 unsigned challenges, const cuzk_porep_values *v, cuzk_fr *win,
+                                 uint64_t win_cap)
 {
     CUZK_TRY(check_shape(s));
     top_ctx t;
@@ -248,6 +251,8 @@ static cuzk_err synthesize_range(cuzk_cs *cs, const cuzk_porep_shape *s, unsigne
         e = cuzk_fail(CUZK_ENOMEM, "out of memory");
     if (!e)
         e = synth_top(cs, &t, v);
+    if (!e && win)
+        e = cuzk_cs_set_aux_window(cs, win, win_cap);
     for (unsigned i = first; i < first + challenges && !e; i++)
         e = synth_challenge(cs, &t, v == &blank ? &bc : &v->challenges[i]);
     free(zeros);
@@ -260,7 +265,7 @@ static cuzk_err synthesize_range(cuzk_cs *cs, const cuzk_porep_shape *s, unsigne
 static cuzk_err synthesize(cuzk_cs *cs, const cuzk_porep_shape *s, unsigned challenges,
                            const cuzk_porep_values *v)
 {
-    return synthesize_range(cs, s, 0, challenges, v);
+    return synthesize_range(cs, s, 0, challenges, v, NULL, 0);
 }
 
 cuzk_err cuzk_porep_synthesize(cuzk_cs *cs, const cuzk_porep_shape *s, const cuzk_porep_values *v)
@@ -272,12 +277,45 @@ cuzk_err cuzk_porep_synthesize(cuzk_cs *cs, const cuzk_porep_shape *s, const cuz
  * the top (a few hundred constraints) and its challenge in a system of its
  * own; a challenge's variables depend on the top's and on nothing of the
  * other challenges, and every challenge allocates the same number of
- * inputs and aux (the tiling of cuzk_porep_record_pce), so task i's share
- * goes at a fixed offset of the assignment. */
+ * inputs and aux (the tiling of cuzk_porep_record_pce), so task i's aux go
+ * straight into the assignment at a fixed offset (an aux window) and only
+ * its few inputs are copied. */
+
+/* Inputs and aux of the top (ONE included) and of one challenge, for the
+ * last shape asked (a blank witness-mode run, once per shape). */
+static cuzk_err part_counts(const cuzk_porep_shape *s, uint64_t n[4])
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static cuzk_porep_shape last;
+    static uint64_t counts[4];
+    static int have;
+    pthread_mutex_lock(&lock);
+    cuzk_err e = CUZK_OK;
+    if (!have || memcmp(&last, s, sizeof last)) {
+        cuzk_cs *cs = NULL;
+        uint64_t c[4] = {0};
+        if (!(e = cuzk_cs_new(&cs, CUZK_CS_WITNESS)) &&
+            !(e = synthesize_range(cs, s, 0, 0, NULL, NULL, 0))) {
+            c[0] = cuzk_cs_num_inputs(cs), c[1] = cuzk_cs_num_aux(cs);
+            if (!(e = cuzk_cs_reset(cs)) && !(e = synthesize_range(cs, s, 0, 1, NULL, NULL, 0))) {
+                c[2] = cuzk_cs_num_inputs(cs) - c[0], c[3] = cuzk_cs_num_aux(cs) - c[1];
+                memcpy(counts, c, sizeof c);
+                last = *s;
+                have = 1;
+            }
+        }
+        cuzk_cs_free(cs);
+    }
+    memcpy(n, counts, sizeof counts);
+    pthread_mutex_unlock(&lock);
+    return e;
+}
+
 typedef struct {
     const cuzk_porep_shape *s;
     const cuzk_porep_values *v;
-    cuzk_cs **parts;
+    uint64_t ti, ta, pi, pa, n_in;
+    cuzk_fr *w;
     cuzk_err *errs;
     char (*msgs)[256];
 } witness_job;
@@ -286,14 +324,29 @@ static void witness_task(void *ctx, size_t begin, size_t end, unsigned worker)
 {
     (void)worker;
     witness_job *j = ctx;
+    cuzk_cs *cs = NULL;
     for (size_t i = begin; i < end; i++) {
-        cuzk_err e = cuzk_cs_new(&j->parts[i], CUZK_CS_WITNESS);
+        cuzk_err e = cs ? cuzk_cs_reset(cs) : cuzk_cs_new(&cs, CUZK_CS_WITNESS);
         if (!e)
-            e = synthesize_range(j->parts[i], j->s, (unsigned)i, 1, j->v);
+            e = synthesize_range(cs, j->s, (unsigned)i, 1, j->v, j->w + j->n_in + j->ta + i * j->pa,
+                                 j->pa);
+        if (!e && (cuzk_cs_num_inputs(cs) != j->ti + j->pi || cuzk_cs_num_aux(cs) != j->ta + j->pa))
+            e = cuzk_fail(CUZK_EINTERNAL, "%u inputs and %llu aux, not %llu and %llu",
+                          cuzk_cs_num_inputs(cs), (unsigned long long)cuzk_cs_num_aux(cs),
+                          (unsigned long long)(j->ti + j->pi), (unsigned long long)(j->ta + j->pa));
+        if (!e) {
+            const cuzk_fr *in = cuzk_cs_inputs(cs);
+            memcpy(j->w + j->ti + i * j->pi, in + j->ti, j->pi * sizeof *in);
+            if (i == 0) { /* ONE and the top's inputs, the top's aux */
+                memcpy(j->w, in, j->ti * sizeof *in);
+                memcpy(j->w + j->n_in, cuzk_cs_aux(cs), j->ta * sizeof *in);
+            }
+        }
         j->errs[i] = e;
         if (e)
             snprintf(j->msgs[i], sizeof j->msgs[i], "challenge %zu: %s", i, cuzk_errmsg());
     }
+    cuzk_cs_free(cs);
 }
 
 cuzk_err cuzk_porep_witness(const cuzk_porep_shape *s, const cuzk_porep_values *v, cuzk_fr **w,
@@ -302,43 +355,37 @@ cuzk_err cuzk_porep_witness(const cuzk_porep_shape *s, const cuzk_porep_values *
     *w = NULL;
     *n = 0;
     CUZK_TRY(check_shape(s));
+    uint64_t c[4];
+    CUZK_TRY(part_counts(s, c));
     size_t nc = s->challenges;
-    witness_job j = {.s = s, .v = v};
-    j.parts = calloc(nc, sizeof *j.parts);
+    witness_job j = {.s = s, .v = v, .ti = c[0], .ta = c[1], .pi = c[2], .pa = c[3]};
+    j.n_in = j.ti + nc * j.pi;
+    size_t total = j.n_in + j.ta + nc * j.pa;
     j.errs = calloc(nc, sizeof *j.errs);
     j.msgs = calloc(nc, sizeof *j.msgs);
-    cuzk_cs *top = NULL;
-    cuzk_err e = j.parts && j.errs && j.msgs ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
-    if (!e && !(e = cuzk_cs_new(&top, CUZK_CS_WITNESS)))
-        e = synthesize_range(top, s, 0, 0, v);
-    if (!e)
+    /* Gigabytes written once by all threads: huge pages where the kernel
+     * gives them on request. */
+    void *buf = NULL;
+    if (posix_memalign(&buf, (size_t)2 << 20, total * sizeof *j.w))
+        buf = NULL;
+    j.w = buf;
+    cuzk_err e =
+        j.errs && j.msgs && j.w
+            ? CUZK_OK
+            : cuzk_fail(CUZK_ENOMEM, "out of memory for a witness of %zu variables", total);
+    if (!e) {
+        madvise(j.w, total * sizeof *j.w, MADV_HUGEPAGE);
         cuzk_parallel_for(nc, 1, witness_task, &j);
+    }
     for (size_t i = 0; i < nc && !e; i++)
         if (j.errs[i])
             e = cuzk_fail(j.errs[i], "%s", j.msgs[i]);
-    if (!e) {
-        uint64_t ti = cuzk_cs_num_inputs(top), ta = cuzk_cs_num_aux(top);
-        uint64_t pi = cuzk_cs_num_inputs(j.parts[0]) - ti, pa = cuzk_cs_num_aux(j.parts[0]) - ta;
-        uint64_t n_in = ti + nc * pi;
-        *n = n_in + ta + nc * pa;
-        if (!(*w = malloc(*n * sizeof **w)))
-            e = cuzk_fail(CUZK_ENOMEM, "out of memory for a witness of %zu variables", *n);
-        for (size_t i = 0; i < nc && !e; i++) {
-            const cuzk_cs *cs = j.parts[i];
-            if (i == 0) { /* ONE and the top's inputs, the top's aux */
-                memcpy(*w, cuzk_cs_inputs(cs), ti * sizeof **w);
-                memcpy(*w + n_in, cuzk_cs_aux(cs), ta * sizeof **w);
-            }
-            memcpy(*w + ti + i * pi, cuzk_cs_inputs(cs) + ti, pi * sizeof **w);
-            memcpy(*w + n_in + ta + i * pa, cuzk_cs_aux(cs) + ta, pa * sizeof **w);
-        }
-        if (e)
-            *n = 0;
+    if (e) {
+        free(j.w);
+    } else {
+        *w = j.w;
+        *n = total;
     }
-    cuzk_cs_free(top);
-    for (size_t i = 0; j.parts && i < nc; i++)
-        cuzk_cs_free(j.parts[i]);
-    free(j.parts);
     free(j.errs);
     free(j.msgs);
     return e;
