@@ -13,17 +13,19 @@
  * validation scans (multi-threaded) so that a corrupt file fails with a
  * precise error instead of crashing the prover later.
  *
- * File format, version 1, all integers little-endian:
+ * File format, version 2, all integers little-endian (version 1 had 64-bit
+ * row pointers; it is refused with a message saying to record the system
+ * again):
  *
  *   offset size  field
  *        0    8  magic "CUZKPCE\0"
- *        8    4  u32 version = 1
+ *        8    4  u32 version = 2
  *       12    4  u32 field id = 1 (BLS12-381 scalar field Fr)
  *       16    4  u32 n_inputs (counts ONE, >= 1)
  *       20    4  u32 flags = 0
  *       24    8  u64 n_aux              (n_inputs + n_aux < 2^32)
  *       32    8  u64 n_constraints      (including the input constraints)
- *       40    8  u64 nnz_a
+ *       40    8  u64 nnz_a              (each nnz < 2^32)
  *       48    8  u64 nnz_b
  *       56    8  u64 nnz_c
  *       64    4  u32 n_coeffs
@@ -38,7 +40,7 @@
  *
  *   coeffs      n_coeffs x 32 bytes: blst_fr in Montgomery form (4 LE u64
  *               limbs, each < r, none zero), usable from the mapping as is
- *   A row_ptr   (n_constraints + 1) x u64: row r is [row_ptr[r], row_ptr[r+1])
+ *   A row_ptr   (n_constraints + 1) x u32: row r is [row_ptr[r], row_ptr[r+1])
  *   A col       nnz_a x u32: global column, strictly increasing within a row
  *   A coef      nnz_a x u32: coefficient id < n_coeffs
  *   B row_ptr, B col, B coef, C row_ptr, C col, C coef: as for A
@@ -71,13 +73,13 @@
 #include "cuzk/r1cs.h"
 
 #define CUZK_PCE_MAGIC "CUZKPCE"
-#define CUZK_PCE_VERSION 1u
+#define CUZK_PCE_VERSION 2u
 #define CUZK_PCE_FIELD_BLS12_381_FR 1u
 #define CUZK_PCE_HEADER_SIZE 88u
 #define CUZK_PCE_ALIGN 64u
 
 typedef struct {
-    const uint64_t *row_ptr; /* n_constraints + 1 */
+    const uint32_t *row_ptr; /* n_constraints + 1 (nnz < 2^32) */
     const uint32_t *col;
     const uint32_t *coef; /* ids into coeffs */
     uint64_t nnz;

@@ -546,6 +546,21 @@ static int synthetic_progress(void *ctx, uint64_t done, uint64_t total)
     return atomic_load(&g->jb->cancel) != 0;
 }
 
+/* A cached constraint system this build cannot use (an older format, a
+ * damaged header) is recorded again instead of failing every job that
+ * needs it: 0 (removed, with a warning) or when absent, 1 when usable. */
+static int pce_usable(const char *path, const char *who)
+{
+    if (access(path, F_OK) != 0)
+        return 0;
+    if (cuzk_pce_check_header(path) == CUZK_OK)
+        return 1;
+    CUZK_WARN("%s event=pce_stale file=%s reason=\"%s\" action=record_again", who, path,
+              cuzk_errmsg());
+    unlink(path);
+    return 0;
+}
+
 /* The synthetic circuit's files, generated into the engine's param_dir
  * when missing (setup with fresh toxic waste: fine for a test circuit),
  * with the memory that takes reserved against the budget meanwhile, and
@@ -559,8 +574,11 @@ static cuzk_err ensure_synthetic(cuzk_jobs *j, job *jb)
     snprintf(pce_path, sizeof pce_path, "%s/%s.pce", j->param_dir, jb->circuit_id);
     snprintf(params_path, sizeof params_path, "%s/%s.params", j->param_dir, jb->circuit_id);
     snprintf(vk_path, sizeof vk_path, "%s/%s.vk", j->param_dir, jb->circuit_id);
+    char who[64];
+    snprintf(who, sizeof who, "job=%s", jb->id);
     int present = cuzk_srs_known(j->srs, jb->circuit_id) ||
-                  (!access(pce_path, F_OK) && !access(params_path, F_OK) && !access(vk_path, F_OK));
+                  (pce_usable(pce_path, who) && !access(params_path, F_OK) &&
+                   !access(vk_path, F_OK));
     uint64_t disk, mem;
     synthetic_cost(jb->syn_n, &disk, &mem);
     if (!present && j->cfg.memory_budget && mem > j->cfg.memory_budget) {
@@ -636,7 +654,7 @@ cuzk_err engine_filecoin_circuit(cuzk_jobs *j, const cuzk_fc_proof *fp, const ch
                          fp->circuit_id, fp->name, params, cuzk_strerror(errno), fp->circuit_id);
     pthread_mutex_lock(&j->gen_lock);
     cuzk_err rc = CUZK_OK;
-    if (access(pce_path, F_OK) != 0) {
+    if (!pce_usable(pce_path, who)) {
         CUZK_INFO("%s event=record_circuit circuit=%s file=%s", who, fp->circuit_id, pce_path);
         double t = cuzk_now();
         cuzk_pce *pce = NULL;

@@ -113,7 +113,7 @@ static int layout_compute(pce_layout *l, const pce_header *h)
     if (rows == 0 || !place(&at, &l->coeffs, h->n_coeffs, sizeof(cuzk_fr)))
         return 0;
     for (int k = 0; k < 3; k++)
-        if (!place(&at, &l->row_ptr[k], rows, 8) || !place(&at, &l->col[k], h->nnz[k], 4) ||
+        if (!place(&at, &l->row_ptr[k], rows, 4) || !place(&at, &l->col[k], h->nnz[k], 4) ||
             !place(&at, &l->coef[k], h->nnz[k], 4))
             return 0;
     if (!place(&at, &l->a_density, words, 8) || !place(&at, &l->b_density, words, 8))
@@ -134,7 +134,7 @@ static void bind(cuzk_pce *p, const pce_header *h, const pce_layout *l, const ui
     p->coeffs = (const cuzk_fr *)(image + l->coeffs);
     cuzk_csr *m[3] = {&p->a, &p->b, &p->c};
     for (int k = 0; k < 3; k++) {
-        m[k]->row_ptr = (const uint64_t *)(image + l->row_ptr[k]);
+        m[k]->row_ptr = (const uint32_t *)(image + l->row_ptr[k]);
         m[k]->col = (const uint32_t *)(image + l->col[k]);
         m[k]->coef = (const uint32_t *)(image + l->coef[k]);
         m[k]->nnz = h->nnz[k];
@@ -220,7 +220,7 @@ static void zero_gaps(uint8_t *img, const pce_layout *l, const pce_header *h)
     int n = 0;
     s[n++] = (span){l->coeffs, (uint64_t)h->n_coeffs * sizeof(cuzk_fr)};
     for (int k = 0; k < 3; k++) {
-        s[n++] = (span){l->row_ptr[k], rows * 8};
+        s[n++] = (span){l->row_ptr[k], rows * 4};
         s[n++] = (span){l->col[k], h->nnz[k] * 4};
         s[n++] = (span){l->coef[k], h->nnz[k] * 4};
     }
@@ -240,6 +240,12 @@ static cuzk_err image_new(const pce_header *h, const cuzk_fr *coeffs, pce_layout
 {
     if (!layout_compute(l, h))
         return cuzk_fail(CUZK_EINVAL, "pce: the constraint system is too large for an image");
+    for (int k = 0; k < 3; k++)
+        if (h->nnz[k] > UINT32_MAX)
+            return cuzk_fail(CUZK_EINVAL,
+                             "pce: matrix %c has %llu non-zeros; a PCE holds fewer than 2^32 per "
+                             "matrix",
+                             "ABC"[k], (unsigned long long)h->nnz[k]);
     void *img = NULL;
     size_t size = (size_t)l->end;
     *p = calloc(1, sizeof **p);
@@ -290,7 +296,9 @@ cuzk_err cuzk_pce_from_r1cs(cuzk_pce **out, const cuzk_r1cs *cs)
     compile_ctx c = {cs, {0}, {(uint64_t *)(b + l.a_density), (uint64_t *)(b + l.b_density)}};
     uint64_t most = 0;
     for (int k = 0; k < 3; k++) {
-        memcpy(b + l.row_ptr[k], cs->m[k].row_ptr, (size_t)(h.n_constraints + 1) * 8);
+        uint32_t *rp = (uint32_t *)(b + l.row_ptr[k]);
+        for (uint64_t r = 0; r <= h.n_constraints; r++)
+            rp[r] = (uint32_t)cs->m[k].row_ptr[r]; /* nnz < 2^32: image_new checked */
         memcpy(b + l.coef[k], cs->m[k].coef, (size_t)h.nnz[k] * 4);
         c.col[k] = (uint32_t *)(b + l.col[k]);
         if (h.nnz[k] > most)
@@ -362,7 +370,7 @@ static void tile_range(void *vctx, size_t lo, size_t hi, unsigned worker)
     for (int x = 0; x < 3; x++) {
         uint64_t pre = m[x]->row_ptr[c->rows_p];
         uint64_t body = m[x]->row_ptr[c->rows_p + c->rows_part] - pre;
-        uint64_t *rp = (uint64_t *)(c->img + c->l->row_ptr[x]);
+        uint32_t *rp = (uint32_t *)(c->img + c->l->row_ptr[x]);
         uint32_t *col = (uint32_t *)(c->img + c->l->col[x]);
         uint32_t *coef = (uint32_t *)(c->img + c->l->coef[x]);
         if (lo == 0) {
@@ -376,7 +384,7 @@ static void tile_range(void *vctx, size_t lo, size_t hi, unsigned worker)
         for (uint64_t k = lo; k < hi; k++) {
             uint64_t r0 = c->rows_p + k * c->rows_part, i0 = pre + k * body;
             for (uint64_t r = 0; r < c->rows_part; r++)
-                rp[r0 + r] = i0 + m[x]->row_ptr[c->rows_p + r] - pre;
+                rp[r0 + r] = (uint32_t)(i0 + m[x]->row_ptr[c->rows_p + r] - pre);
             for (uint64_t i = 0; i < body; i++) {
                 col[i0 + i] = tile_col(c, m[x]->col[pre + i], k);
                 coef[i0 + i] = m[x]->coef[pre + i];
@@ -447,9 +455,9 @@ cuzk_err cuzk_pce_tile_prefix(const cuzk_pce *t, uint32_t prefix_inputs, uint64_
     /* The input constraints, and the end of each row_ptr. */
     uint64_t rows_body = prefix_rows + rows_part * copies;
     for (int x = 0; x < 3; x++) {
-        uint64_t *rp = (uint64_t *)(b + l.row_ptr[x]);
+        uint32_t *rp = (uint32_t *)(b + l.row_ptr[x]);
         for (uint64_t i = 0; i <= ni; i++)
-            rp[rows_body + i] = body_all[x] + (x == 0 ? i : 0);
+            rp[rows_body + i] = (uint32_t)(body_all[x] + (x == 0 ? i : 0));
     }
     uint32_t *acol = (uint32_t *)(b + l.col[0]), *acoef = (uint32_t *)(b + l.coef[0]);
     for (uint64_t i = 0; i < ni; i++) {
@@ -671,6 +679,12 @@ static cuzk_err validate_header(const char *path, pce_header *h, pce_layout *l, 
     if (memcmp(img, PCE_MAGIC, 8) != 0)
         return cuzk_fail(CUZK_EFORMAT, "%s: bad magic (not a cuzk PCE file)", path);
     header_decode(h, img);
+    if (h->version == 1)
+        return cuzk_fail(CUZK_EFORMAT,
+                         "%s: version 1 (64-bit row pointers); this build reads version %u: "
+                         "record the constraint system again (cuzk setup / circuit synth; the "
+                         "daemon re-records its Filecoin circuits itself)",
+                         path, CUZK_PCE_VERSION);
     if (h->version != CUZK_PCE_VERSION)
         return cuzk_fail(CUZK_EFORMAT, "%s: unsupported version %u (this build reads %u)", path,
                          h->version, CUZK_PCE_VERSION);
@@ -690,6 +704,10 @@ static cuzk_err validate_header(const char *path, pce_header *h, pce_layout *l, 
     if ((uint64_t)h->n_inputs + h->n_aux >= 0xffffffffull)
         return cuzk_fail(CUZK_EFORMAT, "%s: %u inputs + %llu aux do not fit u32 columns", path,
                          h->n_inputs, (unsigned long long)h->n_aux);
+    for (int k = 0; k < 3; k++)
+        if (h->nnz[k] > UINT32_MAX)
+            return cuzk_fail(CUZK_EFORMAT, "%s: nnz of %c is %llu, a PCE holds fewer than 2^32",
+                             path, "ABC"[k], (unsigned long long)h->nnz[k]);
     if (h->log_domain != log_domain_of(h->n_constraints))
         return cuzk_fail(CUZK_EFORMAT,
                          "%s: log_domain %u does not match %llu constraints "

@@ -73,6 +73,24 @@ expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind porep --reg
 kill -TERM "$D"
 wait_exit "$D" 60
 if [ "$rc" -eq 0 ]; then ok; else bad "daemon exit $rc"; fi
+
+# A cached constraint system of an older format (version 1) is recorded
+# again by the next daemon, which then proves as before.
+PCE=$(ls "$P"/*.pce 2>/dev/null | head -1)
+if [ -n "$PCE" ]; then ok; else bad "no cached .pce in $P"; fi
+printf '\x01' | dd of="$PCE" bs=1 seek=8 conv=notrunc status=none
+"$DAEMON" --listen "$ADDR" --param-cache "$P" --log-file "$T/d2.log" --workers 1 2>/dev/null &
+D=$!
+pids+=("$D")
+expect 0 "ready after" -- "$BENCH" wait-ready --addr "$ADDR" --timeout 60
+expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind porep --registered-proof 5 \
+    --vanilla "$T/env.json" --sector-number 7 --miner-id 1000
+grep -q 'event=pce_stale .*version 1 (64-bit row pointers).* action=record_again' "$T/d2.log" && ok ||
+    bad "no pce_stale warning: $(grep -i pce "$T/d2.log" | head -3)"
+[ "$(od -An -tu4 -j8 -N4 "$PCE" | tr -d ' ')" = 2 ] && ok || bad "the .pce was not recorded again"
+kill -TERM "$D"
+wait_exit "$D" 60
+if [ "$rc" -eq 0 ]; then ok; else bad "daemon exit $rc"; fi
 echo "test_porep: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && rm -rf "$T"
 [ "$fail" -eq 0 ]

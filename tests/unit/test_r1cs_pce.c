@@ -243,7 +243,7 @@ static int pce_equal(const cuzk_pce *x, const cuzk_pce *y)
     const cuzk_csr *mx[3] = {&x->a, &x->b, &x->c}, *my[3] = {&y->a, &y->b, &y->c};
     for (int k = 0; k < 3; k++) {
         if (mx[k]->nnz != my[k]->nnz ||
-            memcmp(mx[k]->row_ptr, my[k]->row_ptr, (x->n_constraints + 1) * 8) ||
+            memcmp(mx[k]->row_ptr, my[k]->row_ptr, (x->n_constraints + 1) * 4) ||
             memcmp(mx[k]->col, my[k]->col, mx[k]->nnz * 4) ||
             memcmp(mx[k]->coef, my[k]->coef, mx[k]->nnz * 4))
             return 0;
@@ -272,7 +272,7 @@ static doc_layout doc_layout_of(const cuzk_pce *p)
     at = l.coeffs + 32ull * p->n_coeffs;
     for (int k = 0; k < 3; k++) {
         l.row_ptr[k] = up64(at);
-        at = l.row_ptr[k] + 8 * (p->n_constraints + 1);
+        at = l.row_ptr[k] + 4 * (p->n_constraints + 1);
         l.col[k] = up64(at);
         at = l.col[k] + 4 * nnz[k];
         l.coef[k] = up64(at);
@@ -379,6 +379,13 @@ static void test_files(void)
     cuzk_put_le32(d + 8, 7);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "unsupported version 7");
     FRESH();
+    cuzk_put_le32(d + 8, 1); /* the format before 32-bit row pointers */
+    EXPECT_BAD(d, size, CUZK_EFORMAT, "version 1 (64-bit row pointers)");
+    FRESH();
+    cuzk_put_le64(d + 48, 1ull << 32); /* nnz_b beyond a u32 row pointer */
+    reseal(d, size);
+    EXPECT_BAD(d, size, CUZK_EFORMAT, "nnz of B is 4294967296");
+    FRESH();
     cuzk_put_le32(d + 12, 2);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "unsupported field id 2");
     FRESH();
@@ -421,16 +428,16 @@ static void test_files(void)
              (unsigned long long)row);
     EXPECT_BAD(d, size, CUZK_EFORMAT, want);
     FRESH();
-    cuzk_put_le64(d + l.row_ptr[2] + 8 * 50, p->c.row_ptr[50] + 1000000);
+    cuzk_put_le32(d + l.row_ptr[2] + 4 * 50, p->c.row_ptr[50] + 1000000);
     reseal(d, size);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "row 49 of C ends at");
     FRESH();
     CHECK(p->b.row_ptr[49] > 0);
-    cuzk_put_le64(d + l.row_ptr[1] + 8 * 50, 0); /* row 49 now ends before it starts */
+    cuzk_put_le32(d + l.row_ptr[1] + 4 * 50, 0); /* row 49 now ends before it starts */
     reseal(d, size);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "row_ptr of B decreases at row 49");
     FRESH();
-    cuzk_put_le64(d + l.row_ptr[1] + 8 * m, p->b.nnz - 1);
+    cuzk_put_le32(d + l.row_ptr[1] + 4 * m, (uint32_t)p->b.nnz - 1);
     reseal(d, size);
     EXPECT_BAD(d, size, CUZK_EFORMAT, "not nnz");
     FRESH();
