@@ -24,6 +24,12 @@
  *       prover's R1CS. A few seconds and about 1 GB at 32 GiB.
  *   common: [--seed S]
  *
+ *   cuzk circuit record (--registered-proof N | --post-proof N) --out FILE
+ *       a Filecoin circuit's constraint system (PCE) as the daemon records
+ *       and caches it (<param dir>/<v28 name>.pce): recording ahead of the
+ *       first job, and its size; prints constraints, non-zeros, bytes and
+ *       the times.
+ *
  *   cuzk circuit synth <circuit> [the options of stats] --out PREFIX
  *       the same circuit, written as PREFIX.pce, PREFIX.wit and
  *       PREFIX.public for `cuzk setup / prove / verify`.
@@ -559,6 +565,46 @@ static int bench_main(int argc, char **argv)
     return usage_fail("unknown bench ", argv[0]);
 }
 
+/* record: a Filecoin circuit's constraint system as the daemon caches it. */
+static int record_main(int argc, char **argv)
+{
+    stats_opts o = default_opts(2, 1);
+    if (parse_opts(argc, argv, &o))
+        return 2;
+    if (!o.out)
+        return usage_fail("record needs --out FILE", NULL);
+    const cuzk_fc_proof *fp = o.registered != UINT32_MAX ? cuzk_fc_find(CUZK_FC_SEAL, o.registered)
+                              : o.post != UINT32_MAX     ? cuzk_fc_post(o.post)
+                                                         : NULL;
+    if (!fp || (o.registered != UINT32_MAX) == (o.post != UINT32_MAX))
+        return usage_fail("record needs one of --registered-proof N (a seal proof) or "
+                          "--post-proof N (see cuzk filecoin list)",
+                          NULL);
+    double t = cuzk_now();
+    cuzk_pce *pce = NULL;
+    cuzk_porep_shape s;
+    cuzk_err e = cmd_output_check(o.out);
+    if (!e && fp->family == CUZK_FC_SEAL && !(e = cuzk_porep_shape_of(fp, &s)))
+        e = cuzk_porep_record_pce(&s, &pce);
+    else if (!e && fp->family != CUZK_FC_SEAL)
+        e = cuzk_post_record_pce(fp, NULL, NULL, &pce);
+    double t1 = cuzk_now();
+    if (!e)
+        e = cuzk_pce_write(pce, o.out);
+    if (!e)
+        printf("record: %s (%s) constraints=%llu nnz=%llu bytes=%zu record_s=%.2f write_s=%.2f "
+               "file=%s\n",
+               fp->circuit_id, fp->name, (unsigned long long)pce->n_constraints,
+               (unsigned long long)(pce->a.nnz + pce->b.nnz + pce->c.nnz), pce->image_size_,
+               t1 - t, cuzk_now() - t1, o.out);
+    cuzk_pce_free(pce);
+    if (e) {
+        fprintf(stderr, "cuzk: circuit: record: %s\n", cuzk_errmsg());
+        return 2;
+    }
+    return 0;
+}
+
 int cmd_circuit_main(int argc, char **argv)
 {
     if (argc >= 1 && !strcmp(argv[0], "stats"))
@@ -567,5 +613,7 @@ int cmd_circuit_main(int argc, char **argv)
         return stats_main(argc - 1, argv + 1, 1);
     if (argc >= 1 && !strcmp(argv[0], "bench"))
         return bench_main(argc - 1, argv + 1);
-    return usage_fail("usage: cuzk circuit stats|synth|bench <circuit> [options]", NULL);
+    if (argc >= 1 && !strcmp(argv[0], "record"))
+        return record_main(argc - 1, argv + 1);
+    return usage_fail("usage: cuzk circuit stats|synth|bench|record ... [options]", NULL);
 }

@@ -867,6 +867,7 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk circuit stats --registered-proof N | --post-proof N | --update-proof N\n"
      "               (a Filecoin circuit's figures, \"name value\" lines)\n"
      "  cuzk circuit synth CIRCUIT [the options of stats] --out PREFIX\n"
+     "  cuzk circuit record (--registered-proof N | --post-proof N) --out FILE   (a PCE)\n"
      "  cuzk circuit bench native-poseidon [--arity A] [--count N] [--threads T]\n"
      "  cuzk circuit bench poseidon|sha256-compression --mode witness|record|check "
      "[--count N] [--arity A]\n"},

@@ -84,6 +84,17 @@ expect 2 "--post-proof 15: not a RegisteredPoStProof number" -- "$CUZK" circuit 
 expect 2 "--registered-proof 20: not a RegisteredSealProof number" -- "$CUZK" circuit stats --registered-proof 20
 expect 2 "one of --registered-proof, --post-proof, --update-proof, alone" -- \
     "$CUZK" circuit stats --registered-proof 8 --post-proof 3
+# circuit record: the PCE the daemon caches, loadable (inspect) and of the
+# counts stats gives (2 KiB PoRep, 2 KiB WinningPoSt).
+R=${TMPDIR:-/tmp}/cuzk-test-record-$$
+mkdir -p "$R"
+expect 0 "record: porep-2k (StackedDrg2KiBV1_1) constraints=2687961 nnz=14934693" -- \
+    "$CUZK" circuit record --registered-proof 5 --out "$R/p.pce"
+expect 0 "constraints" -- "$CUZK" inspect "$R/p.pce"
+expect 0 "record: post-winning-2k" -- "$CUZK" circuit record --post-proof 0 --out "$R/w.pce"
+expect 2 "record needs one of --registered-proof N" -- "$CUZK" circuit record --out "$R/x.pce"
+expect 2 "record needs --out FILE" -- "$CUZK" circuit record --registered-proof 5
+rm -rf "$R"
 expect 0 "inputs=40" -- "$CUZK" circuit stats porep --seal-proof 5
 expect 2 "needs --seal-proof" -- "$CUZK" circuit stats porep
 expect 2 "not a RegisteredSealProof number" -- "$CUZK" circuit stats --seal-proof 20
