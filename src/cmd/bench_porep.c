@@ -2,7 +2,8 @@
  * and sustained through the engine.
  *
  *   cuzk-bench porep --registered-proof N [--backend B] [--setup-backend B]
- *                    [--seed S] [--partitions K] [--jobs J] [--witness-only]
+ *                    [--seed S] [--partitions K] [--jobs J]
+ *                    [--witness-only | --synthesis-only]
  *                    [--synthesis-workers W] [--budget auto|NGiB]
  *
  * 1. The partition circuit's constraint system (the top and one challenge
@@ -16,7 +17,9 @@
  *    cores), SpMV, the backend's H and MSMs, verify. The sum is the
  *    latency of a proof on an idle machine without the engine's overlap.
  *    --witness-only skips the circuit's parameters and the proofs: the C1
- *    and the witnesses alone (synthesis speed, no GPU).
+ *    and the witnesses alone; --synthesis-only also records the constraint
+ *    system and runs each partition's SpMV (a, b, c): the CPU's whole share
+ *    of a partition, no GPU.
  * 3. With --jobs J: an engine (jobs.h) with the circuit adopted proves J
  *    POREP_SEAL_COMMIT requests of that C1, all submitted at once: per job
  *    its end time and phases; sustained s/proof (between the first and the
@@ -46,7 +49,7 @@ static cuzk_err single(const char *env, size_t env_len, uint64_t miner, uint64_t
                        unsigned parts, cuzk_backend *be, const cuzk_params *params,
                        const cuzk_pce *pce)
 {
-    double t0 = cuzk_now(), sum_w = 0, sum_dev = 0;
+    double t0 = cuzk_now(), sum_w = 0, sum_dev = 0, sum_spmv = 0;
     cuzk_curio_c1 cc;
     cuzk_c1 *c1 = NULL;
     uint8_t prover[32];
@@ -57,6 +60,12 @@ static cuzk_err single(const char *env, size_t env_len, uint64_t miner, uint64_t
     cuzk_curio_c1_free(&cc);
     printf("request decode_s=%.3f\n", cuzk_now() - t0);
     fflush(stdout);
+    /* Without parameters but with the constraint system: the SpMV alone,
+     * into buffers kept for every partition (as the engine pools them). */
+    cuzk_fr *abc[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3 && !params && pce && !e; i++)
+        if (!(abc[i] = malloc(pce->n_constraints * sizeof *abc[i])))
+            e = cuzk_fail(CUZK_ENOMEM, "out of memory for a, b, c");
     for (unsigned k = 0; k < parts && !e; k++) {
         cuzk_porep_values v;
         cuzk_fr *w = NULL;
@@ -68,8 +77,13 @@ static cuzk_err single(const char *env, size_t env_len, uint64_t miner, uint64_t
         if (!(e = cuzk_c1_partition(c1, k, &v)) &&
             !(e = cuzk_porep_witness(&c1->shape, &v, &w, &nw))) {
             tw = cuzk_now() - t1;
-            if (params)
+            if (params) {
                 e = cuzk_groth16_prove(be, params, pce, w, NULL, NULL, &proof, &tm);
+            } else if (pce) {
+                double t2 = cuzk_now();
+                e = cuzk_pce_spmv(pce, w, abc[0], abc[1], abc[2]);
+                tm.spmv = cuzk_now() - t2;
+            }
         }
         if (!e && params) {
             double t2 = cuzk_now();
@@ -83,15 +97,17 @@ static cuzk_err single(const char *env, size_t env_len, uint64_t miner, uint64_t
                    k, tw, tm.spmv, tm.h, tm.msm_h + tm.msm_l + tm.msm_a + tm.msm_b_g1 + tm.msm_b_g2,
                    dev, tv, cuzk_now() - t1);
         fflush(stdout);
-        sum_w += tw, sum_dev += dev;
+        sum_w += tw, sum_dev += dev, sum_spmv += tm.spmv;
         free(w);
     }
+    for (int i = 0; i < 3; i++)
+        free(abc[i]);
     if (!e)
         printf(
             "single partitions=%u proofs_verified=%u latency_s=%.2f witness_s_per_partition=%.3f "
-            "device_s_per_partition=%.3f peak_rss_gib=%.1f\n",
-            parts, params ? parts : 0, cuzk_now() - t0, sum_w / parts, sum_dev / parts,
-            (double)cuzk_peak_rss() / GIB);
+            "spmv_s_per_partition=%.3f device_s_per_partition=%.3f peak_rss_gib=%.1f\n",
+            parts, params ? parts : 0, cuzk_now() - t0, sum_w / parts, sum_spmv / parts,
+            sum_dev / parts, (double)cuzk_peak_rss() / GIB);
     cuzk_c1_free(c1);
     return e;
 }
@@ -246,11 +262,18 @@ int bench_porep(int argc, char **argv)
     cuzk_porep_shape shape;
     double t = cuzk_now();
     int witness_only = bench_flag(argc, argv, "--witness-only");
+    int synthesis_only = bench_flag(argc, argv, "--synthesis-only");
     if (witness_only)
         goto c1;
     if ((e = cuzk_porep_shape_of(fp, &shape)) || (e = cuzk_porep_record_pce(&shape, &pce))) {
         rc = bench_die("porep: constraint system", e);
         goto out;
+    }
+    if (synthesis_only) {
+        printf("circuit constraints=%llu pce_s=%.2f\n", (unsigned long long)pce->n_constraints,
+               cuzk_now() - t);
+        witness_only = 1; /* no parameters, no proofs */
+        goto c1;
     }
     if ((e = bench_setup_memory(pce, cuzk_now() - t, sbn, be, &params))) {
         rc = bench_die("porep: setup", e);
