@@ -89,6 +89,11 @@ cuzk_err cuzk_num_mul(cuzk_cs *cs, const cuzk_num *x, const cuzk_num *y, cuzk_nu
 /* to_bits_le (non-strict): 255 AllocatedBits LE (booleanity each), then
  * 0 * 0 = sum 2^i b_i - x. out holds 255. */
 cuzk_err cuzk_num_to_bits_le(cuzk_cs *cs, const cuzk_num *x, cuzk_bool out[255]);
+/* storage-proofs-update allocated_num_to_allocated_bits (n = 255) and the
+ * k_and_h_select split (n = its bits): the n low bits of x as AllocatedBits,
+ * least significant first (booleanity each), then (sum 2^i b_i) * 1 = x.
+ * Unlike to_bits_le the packing is A = the bits, B = ONE, C = x. */
+cuzk_err cuzk_num_to_allocated_bits(cuzk_cs *cs, const cuzk_num *x, unsigned n, cuzk_bool *out);
 /* multipack::pack_bits: the first min(n, 254) bits; alloc r;
  * (sum 2^i lc(bit_i)) * 1 = r. */
 cuzk_err cuzk_pack_bits(cuzk_cs *cs, const cuzk_bool *bits, size_t n, cuzk_num *out);

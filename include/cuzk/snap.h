@@ -79,6 +79,51 @@ cuzk_err cuzk_snap_verify(const cuzk_snap_config *c, unsigned k, const cuzk_fr *
                           const cuzk_fr *comm_d_new, const cuzk_fr *comm_r_new,
                           const cuzk_snap_partition_proof *p);
 
+/* ---- the circuit (src/circuits/snap_circuit.c) ----
+ *
+ * EmptySectorUpdateCircuit (circuit.rs), SHA-256 TreeD: public inputs
+ * [ONE, k_and_h_select, comm_r_old, comm_d_new, comm_r_new] with
+ * k_and_h_select = k | (1 << index of h in hs) << partition_bits. In order:
+ * k_and_h_select (input) split into partition_bits + 6 bits; partition =
+ * pack_bits(its bits); comm_r_old, comm_d_new, comm_r_new (inputs); phi;
+ * comm_c, root_r_old, root_r_new, the apex leaves and the partition path
+ * (challenge 0's top tree_d siblings); comm_r_old/new = Poseidon-2(comm_c,
+ * root); the apex tree (SHA-256) and its root up the partition path to
+ * comm_d_new; then per digest its index, Poseidon_gen(comm_r_new, index)
+ * and its 255 bits, and per challenge (its bits: the digest's slice, then
+ * the partition bits): the selected high bits, rho, leaf_r_old,
+ * leaf_d_new, leaf_r_new = leaf_r_old + leaf_d_new * rho, the tree_r old
+ * and new paths (siblings allocated first), the apex leaf selected by its
+ * bits, and the tree_d path up to it. Counts (storage-proofs-update
+ * tests/circuit.rs): 2 KiB 1,705,039 constraints, 32 GiB 81,049,499. */
+typedef struct {
+    cuzk_fr leaf_r_old, leaf_d_new;
+    const cuzk_fr *path_r_old, *path_d_new, *path_r_new; /* siblings, leaf up */
+} cuzk_snap_challenge_values;
+
+typedef struct {
+    unsigned k;
+    cuzk_fr comm_r_old, comm_d_new, comm_r_new, comm_c, root_r_old, root_r_new;
+    const cuzk_fr *apex_leafs, *partition_path;
+    cuzk_snap_challenge_values *challenges; /* owned: cuzk_snap_values_free */
+} cuzk_snap_values;
+
+struct cuzk_cs;
+/* The partition circuit over v (NULL: the blank circuit, zero values, for
+ * recording). Any cs mode. */
+cuzk_err cuzk_snap_synthesize(struct cuzk_cs *cs, const cuzk_snap_config *c,
+                              const cuzk_snap_values *v);
+/* Partition k's circuit values from its proof (pointing into p) and the
+ * request's commitments. EINVAL for counts that are not the size's. */
+cuzk_err cuzk_snap_values_of(const cuzk_snap_config *c, unsigned k, const cuzk_fr *comm_r_old,
+                             const cuzk_fr *comm_d_new, const cuzk_fr *comm_r_new,
+                             const cuzk_snap_partition_proof *p, cuzk_snap_values *out);
+void cuzk_snap_values_free(cuzk_snap_values *v);
+/* The 4 public inputs after ONE. */
+cuzk_err cuzk_snap_public_inputs(const cuzk_snap_config *c, unsigned k, const cuzk_fr *comm_r_old,
+                                 const cuzk_fr *comm_d_new, const cuzk_fr *comm_r_new,
+                                 cuzk_fr out[4]);
+
 /* An update's public values and every partition's vanilla proof (what a
  * SNAP_DEALS_UPDATE request carries). Owns its partitions; free with
  * cuzk_snap_update_free. */

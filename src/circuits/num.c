@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#define MAX_SELECT_BITS 6
+#define MAX_SELECT_BITS 8
 
 static void term(cuzk_term *t, size_t *n, cuzk_var v, const cuzk_fr *c)
 {
@@ -71,6 +71,27 @@ cuzk_err cuzk_num_to_bits_le(cuzk_cs *cs, const cuzk_num *x, cuzk_bool out[255])
     if (!e)
         e = cuzk_cs_enforce_lc(cs, NULL, NULL, &c, "unpacking constraint");
     cuzk_lc_free(&c);
+    return e;
+}
+
+cuzk_err cuzk_num_to_allocated_bits(cuzk_cs *cs, const cuzk_num *x, unsigned n, cuzk_bool *out)
+{
+    uint64_t limbs[4];
+    cuzk_fr_to_u64s(limbs, &x->val);
+    if (n > 255)
+        return cuzk_fail(CUZK_EINVAL, "to_allocated_bits: %u bits of a 255-bit field", n);
+    for (unsigned i = 0; i < n; i++)
+        CUZK_TRY(cuzk_bit_alloc(cs, (int)((limbs[i / 64] >> (i % 64)) & 1), &out[i]));
+    if (!cuzk_cs_wants_lc(cs))
+        return cuzk_cs_skip(cs, 1);
+    cuzk_lc a = {0};
+    cuzk_err e = CUZK_OK;
+    for (unsigned i = 0; i < n && !e; i++)
+        e = cuzk_lc_add(&a, out[i].var, cuzk_cs_pow2(i));
+    cuzk_term b = {CUZK_VAR_ONE, *cuzk_cs_one()}, c = {x->var, *cuzk_cs_one()};
+    if (!e)
+        e = cuzk_cs_enforce(cs, a.t, a.n, &b, 1, &c, 1, "binary decomp");
+    cuzk_lc_free(&a);
     return e;
 }
 

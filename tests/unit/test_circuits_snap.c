@@ -9,9 +9,14 @@
  *   - every challenge of a partition in its slice of the sector
  *     (test_challenge_bucketing);
  *   - the sizes of constants.rs;
+ *   - the EmptySectorUpdate circuit's constraint count against
+ *     storage-proofs-update tests/circuit.rs: 2 KiB 1,705,039 and 32 GiB
+ *     81,049,499 (5 public inputs with ONE); its satisfaction on updates is
+ *     in test_seal_snap;
  *   - bincode: encode then decode gives the same bytes; truncated, trailing
  *     and corrupted encodings fail naming the field. */
 #include "check.h"
+#include "cuzk/cs.h"
 #include "cuzk/snap.h"
 
 #include <stdlib.h>
@@ -139,8 +144,34 @@ static void test_sizes_and_buckets(void)
     CHECK_ERR(cuzk_snap_config_of(4096, &c), CUZK_EINVAL, "SnapDeals sectors are");
 }
 
+/* The blank circuit's size, witness mode (no recording): the published
+ * counts of storage-proofs-update tests/circuit.rs. */
+static void test_counts(void)
+{
+    static const struct {
+        uint64_t size, constraints;
+    } want[] = {{2048, 1705039}, {32ull << 30, 81049499}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        cuzk_snap_config c;
+        cuzk_cs *cs;
+        CHECK_OK(cuzk_snap_config_of(want[i].size, &c));
+        CHECK_OK(cuzk_cs_new(&cs, CUZK_CS_WITNESS));
+        CHECK_OK(cuzk_snap_synthesize(cs, &c, NULL));
+        if (cuzk_cs_num_constraints(cs) != want[i].constraints)
+            fprintf(stderr, "size %llu: %llu constraints, want %llu (inputs %u, aux %llu)\n",
+                    (unsigned long long)want[i].size,
+                    (unsigned long long)cuzk_cs_num_constraints(cs),
+                    (unsigned long long)want[i].constraints, cuzk_cs_num_inputs(cs),
+                    (unsigned long long)cuzk_cs_num_aux(cs));
+        CHECK(cuzk_cs_num_constraints(cs) == want[i].constraints);
+        CHECK(cuzk_cs_num_inputs(cs) == 5);
+        cuzk_cs_free(cs);
+    }
+}
+
 int main(void)
 {
+    test_counts();
     test_known_challenges();
     test_sizes_and_buckets();
     return check_done("test_circuits_snap");

@@ -13,6 +13,7 @@
  *   - PartitionProof bincode: decode(encode(p)) encodes to the same bytes;
  *     every truncation and a trailing byte fail naming the field. */
 #include "check.h"
+#include "cuzk/cs.h"
 #include "cuzk/gen.h"
 #include "cuzk/seal.h"
 #include "cuzk/snap.h"
@@ -110,6 +111,46 @@ static void test_synthetic(void)
     CHECK_ERR(cuzk_gen_snap(4096, 1, &u), CUZK_EINVAL, "SnapDeals sectors are");
 }
 
+/* The first and last partitions of an update in the SnapDeals circuit,
+ * check mode (an 8 MiB partition is 11 M constraints): satisfied, with the
+ * public inputs snap.h derives; then a changed leaf and a wrong comm_r_new
+ * are not. */
+static void circuit_check(const cuzk_snap_update *u)
+{
+    const cuzk_snap_config *c = &u->config;
+    for (unsigned k = 0; k<c->partitions; k += c->partitions> 1 ? c->partitions - 1 : 1) {
+        cuzk_snap_values v;
+        cuzk_cs *cs;
+        cuzk_fr want[4];
+        CHECK_OK(cuzk_snap_values_of(c, k, &u->comm_r_old, &u->comm_d_new, &u->comm_r_new,
+                                     &u->partitions[k], &v));
+        CHECK_OK(cuzk_cs_new(&cs, CUZK_CS_CHECK));
+        cuzk_err e = cuzk_snap_synthesize(cs, c, &v);
+        if (e)
+            fprintf(stderr, "partition %u: %s\n", k, cuzk_errmsg());
+        CHECK(e == CUZK_OK);
+        CHECK(cuzk_cs_num_inputs(cs) == 5);
+        CHECK_OK(
+            cuzk_snap_public_inputs(c, k, &u->comm_r_old, &u->comm_d_new, &u->comm_r_new, want));
+        CHECK(!memcmp(want, cuzk_cs_inputs(cs) + 1, sizeof want));
+        cuzk_cs_free(cs);
+        if (k == 0) {
+            cuzk_fr one;
+            cuzk_fr_from_u64(&one, 1);
+            blst_fr_add(&v.challenges[1].leaf_d_new, &v.challenges[1].leaf_d_new, &one);
+            CHECK_OK(cuzk_cs_new(&cs, CUZK_CS_CHECK));
+            CHECK_ERR(cuzk_snap_synthesize(cs, c, &v), CUZK_EINVAL, "not satisfied");
+            cuzk_cs_free(cs);
+            blst_fr_sub(&v.challenges[1].leaf_d_new, &v.challenges[1].leaf_d_new, &one);
+            blst_fr_add(&v.comm_r_new, &v.comm_r_new, &one);
+            CHECK_OK(cuzk_cs_new(&cs, CUZK_CS_CHECK));
+            CHECK_ERR(cuzk_snap_synthesize(cs, c, &v), CUZK_EINVAL, "not satisfied");
+            cuzk_cs_free(cs);
+        }
+        cuzk_snap_values_free(&v);
+    }
+}
+
 /* Seal a sector of random data, then update it with other random data. */
 static void test_sealed(uint64_t size, uint64_t number)
 {
@@ -168,6 +209,7 @@ static void test_sealed(uint64_t size, uint64_t number)
     CHECK(ok);
     free(rhos);
     test_bincode(&u.partitions[0]);
+    circuit_check(&u);
     cuzk_snap_update_free(&u);
     /* A sector key that is not the sealed one. */
     CHECK_OK(cuzk_fr_from_bytes_le(&cc, r.comm_c));
@@ -185,10 +227,22 @@ static void test_sealed(uint64_t size, uint64_t number)
     free(rep);
 }
 
+static void test_circuit(void)
+{
+    cuzk_snap_update u;
+    CHECK_OK(cuzk_gen_snap(2048, 5, &u));
+    circuit_check(&u);
+    cuzk_snap_update_free(&u);
+    CHECK_OK(cuzk_gen_snap(8ull << 20, 5, &u));
+    circuit_check(&u);
+    cuzk_snap_update_free(&u);
+}
+
 int main(void)
 {
     test_synthetic();
     test_sealed(2048, 5);
     test_sealed(8ull << 20, 6);
+    test_circuit();
     return check_done("test_seal_snap");
 }

@@ -1,0 +1,279 @@
+/* The EmptySectorUpdate (SnapDeals) partition circuit, SHA-256 TreeD
+ * variant (include/cuzk/snap.h), in the order of rust-fil-proofs'
+ * storage-proofs-update circuit.rs EmptySectorUpdateCircuit::synthesize and
+ * gadgets.rs (apex_por, gen_challenge_bits, get_challenge_high_bits,
+ * label_r_new, por_no_challenge_input): the order of allocations and
+ * constraints is the R1CS, so it is kept step for step. */
+#include "cuzk/gadgets.h"
+#include "cuzk/merkle.h"
+#include "cuzk/poseidon.h"
+#include "cuzk/sha256.h"
+#include "cuzk/snap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HS 6 /* the h values a sector size allows (constants.rs hs) */
+
+static unsigned hs_of(const cuzk_snap_config *c, unsigned i)
+{
+    return c->sector_size <= (32ull << 10) ? 1 : 7 + i;
+}
+
+static unsigned log2u(unsigned x)
+{
+    return (unsigned)__builtin_ctz(x);
+}
+
+/* por_no_challenge_input: the path's siblings allocated by the caller, the
+ * index bits given (least significant first, level by level), no input;
+ * computed root * 1 = root. */
+static cuzk_err por_no_input(cuzk_cs *cs, const cuzk_merkle_shape *s, const cuzk_bool *bits,
+                             const cuzk_num *leaf, const cuzk_num *sibs, const cuzk_num *root)
+{
+    unsigned levels = s->base_levels + (s->sub_arity != 0) + (s->top_arity != 0);
+    cuzk_num cur = *leaf, ins[8];
+    for (unsigned l = 0; l < levels; l++) {
+        unsigned a = l < s->base_levels    ? s->base_arity
+                     : l == s->base_levels ? s->sub_arity
+                                           : s->top_arity;
+        unsigned nb = log2u(a);
+        CUZK_TRY(cuzk_insert(cs, &cur, bits, nb, sibs, ins));
+        if (s->hasher == CUZK_MERKLE_SHA256) {
+            CUZK_TRY(cuzk_sha256_fr_gadget(cs, ins, a, &cur));
+        } else {
+            const cuzk_poseidon *p;
+            CUZK_TRY(cuzk_poseidon_merkle(a, &p));
+            CUZK_TRY(cuzk_poseidon_gadget(cs, p, ins, a, &cur));
+        }
+        bits += nb;
+        sibs += a - 1;
+    }
+    return cuzk_num_equal(cs, &cur, root);
+}
+
+static cuzk_err alloc_nums(cuzk_cs *cs, const cuzk_fr *vals, size_t n, cuzk_num *out)
+{
+    static const cuzk_fr zero;
+    for (size_t i = 0; i < n; i++)
+        CUZK_TRY(cuzk_num_alloc(cs, vals ? &vals[i] : &zero, &out[i]));
+    return CUZK_OK;
+}
+
+/* get_challenge_high_bits: per h of hs, c_high = pack_bits(the h high bits
+ * of c), c_high_or_zero = c_high * h_select_bit; their sum, selected. */
+static cuzk_err challenge_high(cuzk_cs *cs, const cuzk_snap_config *c, const cuzk_bool *cbits,
+                               const cuzk_bool *hsel, cuzk_num *out)
+{
+    cuzk_num cz[HS];
+    cuzk_fr sum;
+    cuzk_fr_zero(&sum);
+    for (unsigned i = 0; i < HS; i++) {
+        cuzk_num high;
+        unsigned h = hs_of(c, i);
+        CUZK_TRY(cuzk_pack_bits(cs, cbits + c->node_bits - h, h, &high));
+        cuzk_fr v;
+        if (hsel[i].value)
+            v = high.val;
+        else
+            cuzk_fr_zero(&v);
+        CUZK_TRY(cuzk_num_alloc(cs, &v, &cz[i]));
+        cuzk_term ta = {high.var, *cuzk_cs_one()}, tb = {hsel[i].var, *cuzk_cs_one()},
+                  tc = {cz[i].var, *cuzk_cs_one()};
+        CUZK_TRY(cuzk_cs_enforce(cs, &ta, 1, &tb, 1, &tc, 1, "c_high_or_zero"));
+        blst_fr_add(&sum, &sum, &v);
+    }
+    CUZK_TRY(cuzk_num_alloc(cs, &sum, out));
+    cuzk_term ta[HS], tb = {CUZK_VAR_ONE, *cuzk_cs_one()}, tc = {out->var, *cuzk_cs_one()};
+    for (unsigned i = 0; i < HS; i++)
+        ta[i] = (cuzk_term){cz[i].var, *cuzk_cs_one()};
+    return cuzk_cs_enforce(cs, ta, HS, &tb, 1, &tc, 1, "c_high_selected");
+}
+
+/* One challenge's share (its bits given). */
+static cuzk_err synth_challenge(cuzk_cs *cs, const cuzk_snap_config *c, const cuzk_bool *cbits,
+                                const cuzk_bool *hsel, const cuzk_num *phi, const cuzk_num *roots,
+                                const cuzk_num *apex, const cuzk_snap_challenge_values *v,
+                                cuzk_num *scratch)
+{
+    const cuzk_poseidon *gen;
+    CUZK_TRY(cuzk_poseidon_gen_randomness(&gen));
+    cuzk_num high, rho, lro, ldn, prod, lrn, in[2];
+    CUZK_TRY(challenge_high(cs, c, cbits, hsel, &high));
+    in[0] = *phi, in[1] = high;
+    CUZK_TRY(cuzk_poseidon_gadget(cs, gen, in, 2, &rho));
+    static const cuzk_fr zero;
+    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->leaf_r_old : &zero, &lro));
+    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->leaf_d_new : &zero, &ldn));
+    /* label_r_new = label_r_old + label_d_new * rho */
+    CUZK_TRY(cuzk_num_mul(cs, &ldn, &rho, &prod));
+    cuzk_fr s;
+    blst_fr_add(&s, &lro.val, &prod.val);
+    CUZK_TRY(cuzk_num_alloc(cs, &s, &lrn));
+    cuzk_term ta[2] = {{lro.var, *cuzk_cs_one()}, {prod.var, *cuzk_cs_one()}};
+    cuzk_term tb = {CUZK_VAR_ONE, *cuzk_cs_one()}, tc = {lrn.var, *cuzk_cs_one()};
+    CUZK_TRY(cuzk_cs_enforce(cs, ta, 2, &tb, 1, &tc, 1, "label_r_new"));
+    size_t ns = cuzk_merkle_sibling_count(&c->tree_r);
+    CUZK_TRY(alloc_nums(cs, v ? v->path_r_old : NULL, ns, scratch));
+    CUZK_TRY(por_no_input(cs, &c->tree_r, cbits, &lro, scratch, &roots[0]));
+    CUZK_TRY(alloc_nums(cs, v ? v->path_r_new : NULL, ns, scratch));
+    CUZK_TRY(por_no_input(cs, &c->tree_r, cbits, &lrn, scratch, &roots[1]));
+    unsigned to_apex = c->node_bits - c->partition_bits - c->apex_bits;
+    cuzk_num leaf;
+    CUZK_TRY(cuzk_select(cs, apex, cbits + to_apex, c->apex_bits, &leaf));
+    CUZK_TRY(alloc_nums(cs, v ? v->path_d_new : NULL, to_apex, scratch));
+    cuzk_merkle_shape td = {2, to_apex, 0, 0, CUZK_MERKLE_SHA256};
+    return por_no_input(cs, &td, cbits, &ldn, scratch, &leaf);
+}
+
+cuzk_err cuzk_snap_synthesize(cuzk_cs *cs, const cuzk_snap_config *c, const cuzk_snap_values *v)
+{
+    const cuzk_poseidon *gen, *p2;
+    CUZK_TRY(cuzk_poseidon_gen_randomness(&gen));
+    CUZK_TRY(cuzk_poseidon_merkle(2, &p2));
+    unsigned pb = c->partition_bits, nb = c->node_bits;
+    cuzk_fr kh;
+    if (v) {
+        unsigned hi = 0;
+        while (hi < HS && hs_of(c, hi) != c->h)
+            hi++;
+        cuzk_fr_from_u64(&kh, (uint64_t)v->k | ((uint64_t)1 << hi) << pb);
+    } else {
+        cuzk_fr_zero(&kh);
+    }
+    static const cuzk_fr zero;
+    cuzk_num k_and_h, partition, comm_r_old, comm_d_new, comm_r_new, phi, in[2], roots[2], comm_c,
+        calc;
+    cuzk_bool khbits[4 + HS];
+    CUZK_TRY(cuzk_num_alloc(cs, &kh, &k_and_h));
+    CUZK_TRY(cuzk_num_inputize(cs, &k_and_h));
+    CUZK_TRY(cuzk_num_to_allocated_bits(cs, &k_and_h, pb + HS, khbits));
+    CUZK_TRY(cuzk_pack_bits(cs, khbits, pb, &partition));
+    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->comm_r_old : &zero, &comm_r_old));
+    CUZK_TRY(cuzk_num_inputize(cs, &comm_r_old));
+    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->comm_d_new : &zero, &comm_d_new));
+    CUZK_TRY(cuzk_num_inputize(cs, &comm_d_new));
+    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->comm_r_new : &zero, &comm_r_new));
+    CUZK_TRY(cuzk_num_inputize(cs, &comm_r_new));
+    in[0] = comm_d_new, in[1] = comm_r_old;
+    CUZK_TRY(cuzk_poseidon_gadget(cs, gen, in, 2, &phi));
+    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->comm_c : &zero, &comm_c));
+    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->root_r_old : &zero, &roots[0]));
+    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->root_r_new : &zero, &roots[1]));
+    size_t ns = cuzk_merkle_sibling_count(&c->tree_r);
+    size_t scratch_n = ns > nb ? ns : nb;
+    cuzk_num *apex = malloc((2 * c->apex_leaves + pb + scratch_n) * sizeof *apex);
+    cuzk_bool *cbits = malloc((size_t)(255 + nb) * sizeof *cbits);
+    if (!apex || !cbits) {
+        free(apex);
+        free(cbits);
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    }
+    cuzk_num *row = apex + c->apex_leaves, *ppath = row + c->apex_leaves, *scratch = ppath + pb;
+    cuzk_bool *dbits = cbits + nb;
+    cuzk_err e = alloc_nums(cs, v ? v->apex_leafs : NULL, c->apex_leaves, apex);
+    if (!e)
+        e = alloc_nums(cs, v ? v->partition_path : NULL, pb, ppath);
+    for (int r = 0; r < 2 && !e; r++) { /* comm_r = H(comm_c, root_r), old then new */
+        in[0] = comm_c, in[1] = roots[r];
+        if (!(e = cuzk_poseidon_gadget(cs, p2, in, 2, &calc)))
+            e = cuzk_num_equal(cs, &calc, r ? &comm_r_new : &comm_r_old);
+    }
+    /* apex_por: the apex tree row by row, then its root up the partition
+     * path to comm_d_new. */
+    memcpy(row, apex, c->apex_leaves * sizeof *row);
+    for (unsigned w = c->apex_leaves; w > 1 && !e; w /= 2)
+        for (unsigned i = 0; i < w / 2 && !e; i++) {
+            cuzk_num pair[2] = {row[2 * i], row[2 * i + 1]};
+            e = cuzk_sha256_fr_gadget(cs, pair, 2, &row[i]);
+        }
+    cuzk_merkle_shape pt = {2, pb, 0, 0, CUZK_MERKLE_SHA256};
+    if (!e && pb)
+        e = por_no_input(cs, &pt, khbits, &row[0], ppath, &comm_d_new);
+    else if (!e)
+        e = cuzk_num_equal(cs, &row[0], &comm_d_new);
+    /* gen_challenge_bits, then each challenge as its bits come. */
+    unsigned r = nb - pb, per = 254 / r, digests = (c->challenges + per - 1) / per, done = 0;
+    for (unsigned j = 0; j < digests && !e; j++) {
+        cuzk_fr idx, dj;
+        cuzk_num di, digest;
+        cuzk_fr_from_u64(&dj, digests);
+        blst_fr_mul(&idx, &partition.val, &dj);
+        cuzk_fr_from_u64(&dj, j);
+        blst_fr_add(&idx, &idx, &dj);
+        if ((e = cuzk_num_alloc(cs, &idx, &di)))
+            break;
+        cuzk_term ta[2] = {{partition.var, {{0}}}, {CUZK_VAR_ONE, dj}};
+        cuzk_fr_from_u64(&ta[0].coeff, digests);
+        cuzk_term tb = {CUZK_VAR_ONE, *cuzk_cs_one()}, tc = {di.var, *cuzk_cs_one()};
+        if ((e = cuzk_cs_enforce(cs, ta, j ? 2 : 1, &tb, 1, &tc, 1, "digest_index")))
+            break;
+        in[0] = comm_r_new, in[1] = di;
+        if ((e = cuzk_poseidon_gadget(cs, gen, in, 2, &digest)) ||
+            (e = cuzk_num_to_allocated_bits(cs, &digest, 255, dbits)))
+            break;
+        unsigned take = j == digests - 1 ? c->challenges - done : per;
+        for (unsigned i = 0; i < take && !e; i++, done++) {
+            memcpy(cbits, dbits + i * r, r * sizeof *cbits);
+            memcpy(cbits + r, khbits, pb * sizeof *cbits);
+            e = synth_challenge(cs, c, cbits, khbits + pb, &phi, roots, apex,
+                                v ? &v->challenges[done] : NULL, scratch);
+        }
+    }
+    free(apex);
+    free(cbits);
+    return e;
+}
+
+cuzk_err cuzk_snap_values_of(const cuzk_snap_config *c, unsigned k, const cuzk_fr *comm_r_old,
+                             const cuzk_fr *comm_d_new, const cuzk_fr *comm_r_new,
+                             const cuzk_snap_partition_proof *p, cuzk_snap_values *out)
+{
+    memset(out, 0, sizeof *out);
+    if (k >= c->partitions || p->n_apex_leafs != c->apex_leaves || p->n_challenges != c->challenges)
+        return cuzk_fail(CUZK_EINVAL,
+                         "partition %u of %u with %zu apex leaves and %zu challenges; the sector "
+                         "size has %u and %u",
+                         k, c->partitions, p->n_apex_leafs, p->n_challenges, c->apex_leaves,
+                         c->challenges);
+    if (!(out->challenges = calloc(c->challenges, sizeof *out->challenges)))
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    out->k = k;
+    out->comm_r_old = *comm_r_old;
+    out->comm_d_new = *comm_d_new;
+    out->comm_r_new = *comm_r_new;
+    out->comm_c = p->comm_c;
+    out->root_r_old = p->challenges[0].r_old.root;
+    out->root_r_new = p->challenges[0].r_new.root;
+    out->apex_leafs = p->apex_leafs;
+    out->partition_path = p->challenges[0].d_new.siblings + (c->node_bits - c->partition_bits);
+    for (unsigned i = 0; i < c->challenges; i++) {
+        cuzk_snap_challenge_values *x = &out->challenges[i];
+        x->leaf_r_old = p->challenges[i].r_old.leaf;
+        x->leaf_d_new = p->challenges[i].d_new.leaf;
+        x->path_r_old = p->challenges[i].r_old.siblings;
+        x->path_d_new = p->challenges[i].d_new.siblings;
+        x->path_r_new = p->challenges[i].r_new.siblings;
+    }
+    return CUZK_OK;
+}
+
+void cuzk_snap_values_free(cuzk_snap_values *v)
+{
+    free(v->challenges);
+    memset(v, 0, sizeof *v);
+}
+
+cuzk_err cuzk_snap_public_inputs(const cuzk_snap_config *c, unsigned k, const cuzk_fr *comm_r_old,
+                                 const cuzk_fr *comm_d_new, const cuzk_fr *comm_r_new,
+                                 cuzk_fr out[4])
+{
+    if (k >= c->partitions)
+        return cuzk_fail(CUZK_EINVAL, "partition %u of %u", k, c->partitions);
+    unsigned hi = 0;
+    while (hi < HS && hs_of(c, hi) != c->h)
+        hi++;
+    cuzk_fr_from_u64(&out[0], (uint64_t)k | ((uint64_t)1 << hi) << c->partition_bits);
+    out[1] = *comm_r_old, out[2] = *comm_d_new, out[3] = *comm_r_new;
+    return CUZK_OK;
+}
