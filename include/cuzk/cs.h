@@ -134,6 +134,10 @@ const cuzk_r1cs *cuzk_cs_r1cs(const cuzk_cs *cs);
 /* Record mode: hand the builder over (caller frees it); cs keeps only values
  * and accepts nothing more. EINVAL in other modes or when already taken. */
 cuzk_err cuzk_cs_take_r1cs(cuzk_cs *cs, cuzk_r1cs **out);
+/* Record mode: finish, take the builder and compile it to a PCE (pce.h;
+ * *out owned by the caller); cs is spent (free it). */
+struct cuzk_pce;
+cuzk_err cuzk_cs_compile(cuzk_cs *cs, struct cuzk_pce **out);
 
 /* Constants gadgets use everywhere, computed once (thread-safe): 2^i for
  * i < 256, 1 and -1. */

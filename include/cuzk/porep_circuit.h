@@ -105,7 +105,7 @@ cuzk_err cuzk_porep_label_gadget(cuzk_cs *cs, const cuzk_bool replica_id[256],
 /* The size of an R1CS as the prover sees it (bellperson's counts):
  * constraints include the input constraints; densities count the columns
  * with a non-zero in A (B), split at the inputs (ONE among them). */
-typedef struct {
+typedef struct cuzk_r1cs_counts {
     uint32_t inputs; /* counts ONE */
     uint64_t aux, constraints;
     uint64_t nnz_a, nnz_b, nnz_c;

@@ -119,6 +119,14 @@ cuzk_err cuzk_snap_values_of(const cuzk_snap_config *c, unsigned k, const cuzk_f
                              const cuzk_fr *comm_d_new, const cuzk_fr *comm_r_new,
                              const cuzk_snap_partition_proof *p, cuzk_snap_values *out);
 void cuzk_snap_values_free(cuzk_snap_values *v);
+/* The blank circuit's figures (porep_circuit.h cuzk_r1cs_counts, input
+ * constraints included) without recording all of it: recordings with 1, 2
+ * and (challenges per digest + 1) challenges, each count being the top's,
+ * plus one digest's per ceil(challenges / per digest), plus one challenge's
+ * per challenge. Exact (tests compare it with a whole recording at 2 KiB).
+ * At 32 GiB about 15 M constraints are recorded. */
+struct cuzk_r1cs_counts;
+cuzk_err cuzk_snap_counts(const cuzk_snap_config *c, struct cuzk_r1cs_counts *out);
 /* The 4 public inputs after ONE. */
 cuzk_err cuzk_snap_public_inputs(const cuzk_snap_config *c, unsigned k, const cuzk_fr *comm_r_old,
                                  const cuzk_fr *comm_d_new, const cuzk_fr *comm_r_new,

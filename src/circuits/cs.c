@@ -11,6 +11,7 @@
  * time, which is possible because bellperson's circuits only reference
  * variables that already have values. */
 #include "cuzk/cs.h"
+#include "cuzk/pce.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -444,4 +445,17 @@ cuzk_err cuzk_cs_take_r1cs(cuzk_cs *cs, cuzk_r1cs **out)
     cs->r1cs = NULL;
     cs->taken = cs->closed = 1;
     return CUZK_OK;
+}
+
+cuzk_err cuzk_cs_compile(cuzk_cs *cs, struct cuzk_pce **out)
+{
+    *out = NULL;
+    cuzk_r1cs *r = NULL;
+    cuzk_err e = cuzk_cs_finish(cs);
+    if (!e)
+        e = cuzk_cs_take_r1cs(cs, &r);
+    if (!e)
+        e = cuzk_pce_from_r1cs(out, r);
+    cuzk_r1cs_free(r);
+    return e;
 }

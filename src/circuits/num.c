@@ -11,7 +11,8 @@
 
 #include <string.h>
 
-#define MAX_SELECT_BITS 8
+#define MAX_SELECT_BITS 8 /* SnapDeals selects one of 128 apex leaves */
+#define MAX_INSERT_BITS 6 /* tree arities: 64 at most */
 
 static void term(cuzk_term *t, size_t *n, cuzk_var v, const cuzk_fr *c)
 {
@@ -262,8 +263,8 @@ static cuzk_err insert_8(cuzk_cs *cs, const cuzk_num *x, const cuzk_bool *bits, 
 cuzk_err cuzk_insert(cuzk_cs *cs, const cuzk_num *element, const cuzk_bool *bits, unsigned n_bits,
                      const cuzk_num *elements, cuzk_num *out)
 {
-    if (n_bits == 0 || n_bits > MAX_SELECT_BITS)
-        return cuzk_fail(CUZK_EINVAL, "insert: %u index bits, need 1..%d", n_bits, MAX_SELECT_BITS);
+    if (n_bits == 0 || n_bits > MAX_INSERT_BITS)
+        return cuzk_fail(CUZK_EINVAL, "insert: %u index bits, need 1..%d", n_bits, MAX_INSERT_BITS);
     size_t size = (size_t)1 << n_bits;
     if (size == 2) {
         CUZK_TRY(cuzk_pick(cs, bits[0], &elements[0], element, &out[0]));
@@ -273,7 +274,7 @@ cuzk_err cuzk_insert(cuzk_cs *cs, const cuzk_num *element, const cuzk_bool *bits
         return insert_4(cs, element, bits, elements, out);
     if (size == 8)
         return insert_8(cs, element, bits, elements, out);
-    cuzk_num choices[1u << MAX_SELECT_BITS];
+    cuzk_num choices[1u << MAX_INSERT_BITS];
     for (size_t pos = 0; pos < size; pos++) {
         for (size_t index = 0; index < size; index++)
             choices[index] = pos < index    ? elements[pos]

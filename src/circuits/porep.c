@@ -417,18 +417,12 @@ void cuzk_pce_counts(const cuzk_pce *p, cuzk_r1cs_counts *out)
 static cuzk_err record(const cuzk_porep_shape *s, unsigned challenges, cuzk_pce **out)
 {
     cuzk_cs *cs = NULL;
-    cuzk_r1cs *r = NULL;
     cuzk_err e = cuzk_cs_new(&cs, CUZK_CS_RECORD);
     if (!e)
         e = synthesize(cs, s, challenges, NULL);
     if (!e)
-        e = cuzk_cs_finish(cs);
-    if (!e)
-        e = cuzk_cs_take_r1cs(cs, &r);
+        e = cuzk_cs_compile(cs, out);
     cuzk_cs_free(cs);
-    if (!e)
-        e = cuzk_pce_from_r1cs(out, r);
-    cuzk_r1cs_free(r);
     return e;
 }
 

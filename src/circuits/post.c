@@ -409,19 +409,13 @@ cuzk_err cuzk_post_record_pce(const cuzk_fc_proof *fp, cuzk_progress_fn progress
     cuzk_fc_proof one = *fp;
     one.sectors = 1;
     cuzk_cs *cs = NULL;
-    cuzk_r1cs *r1cs = NULL;
     cuzk_pce *t = NULL;
     cuzk_err rc = cuzk_cs_new(&cs, CUZK_CS_RECORD);
     if (!rc)
         rc = post_synthesize(cs, &one, NULL, NULL, NULL);
     if (!rc)
-        rc = cuzk_cs_finish(cs);
-    if (!rc)
-        rc = cuzk_cs_take_r1cs(cs, &r1cs);
+        rc = cuzk_cs_compile(cs, &t);
     cuzk_cs_free(cs);
-    if (!rc)
-        rc = cuzk_pce_from_r1cs(&t, r1cs);
-    cuzk_r1cs_free(r1cs);
     if (!rc && progress && progress(ctx, 1, fp->sectors))
         rc = cuzk_fail(CUZK_ECANCELLED, "recording %s: stopped", fp->circuit_id);
     if (!rc && fp->sectors == 1) {

@@ -6,6 +6,8 @@
  * constraints is the R1CS, so it is kept step for step. */
 #include "cuzk/gadgets.h"
 #include "cuzk/merkle.h"
+#include "cuzk/pce.h"
+#include "cuzk/porep_circuit.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/sha256.h"
 #include "cuzk/snap.h"
@@ -275,5 +277,52 @@ cuzk_err cuzk_snap_public_inputs(const cuzk_snap_config *c, unsigned k, const cu
         hi++;
     cuzk_fr_from_u64(&out[0], (uint64_t)k | ((uint64_t)1 << hi) << c->partition_bits);
     out[1] = *comm_r_old, out[2] = *comm_d_new, out[3] = *comm_r_new;
+    return CUZK_OK;
+}
+
+/* The blank circuit with `challenges` challenges, recorded and compiled. */
+static cuzk_err record_counts(const cuzk_snap_config *c, unsigned challenges, cuzk_r1cs_counts *out)
+{
+    cuzk_snap_config x = *c;
+    x.challenges = challenges;
+    cuzk_cs *cs = NULL;
+    cuzk_pce *p = NULL;
+    cuzk_err e = cuzk_cs_new(&cs, CUZK_CS_RECORD);
+    if (!e)
+        e = cuzk_snap_synthesize(cs, &x, NULL);
+    if (!e)
+        e = cuzk_cs_compile(cs, &p);
+    cuzk_cs_free(cs);
+    if (!e)
+        cuzk_pce_counts(p, out);
+    cuzk_pce_free(p);
+    return e;
+}
+
+cuzk_err cuzk_snap_counts(const cuzk_snap_config *c, cuzk_r1cs_counts *out)
+{
+    unsigned per = 254 / (c->node_bits - c->partition_bits);
+    cuzk_r1cs_counts f1, f2, f3;
+    CUZK_TRY(record_counts(c, 1, &f1));
+    CUZK_TRY(record_counts(c, 2, &f2));
+    CUZK_TRY(record_counts(c, per + 1, &f3));
+    uint64_t n = c->challenges, d = (n + per - 1) / per;
+    /* f(n) = top + ceil(n / per) * digest + n * challenge, per count. */
+#define FIELD(f)                                                                                   \
+    do {                                                                                           \
+        uint64_t ch = f2.f - f1.f, dg = f3.f - f1.f - per * ch, top = f1.f - dg - ch;              \
+        out->f = top + d * dg + n * ch;                                                            \
+    } while (0)
+    FIELD(inputs);
+    FIELD(aux);
+    FIELD(constraints);
+    FIELD(nnz_a);
+    FIELD(nnz_b);
+    FIELD(nnz_c);
+    FIELD(a_input_density);
+    FIELD(a_aux_density);
+    FIELD(b_input_density);
+    FIELD(b_aux_density);
+#undef FIELD
     return CUZK_OK;
 }

@@ -60,6 +60,14 @@ int cmd_parse_u64(const char *s, uint64_t *out);
 /* cmd_post.c: "cuzk: <what>: " + fmt with arg on stderr; returns 2. */
 int cmd_usage_fail(const char *what, const char *fmt, const char *arg)
     __attribute__((format(printf, 2, 0)));
+/* cmd_snap.c: SnapDeals partition proofs against the circuit (snap check). */
+int cmd_snap_main(int argc, char **argv);
+/* cmd_seal.c: the verdict of a partition synthesized in check mode (e its
+ * result, cs the system): "partition k: satisfied: C constraints, I public
+ * inputs" 0, "partition k: unsatisfied: <constraint>" 1, else the failure
+ * on stderr and 2. */
+struct cuzk_cs;
+int cmd_check_verdict(const char *what, unsigned k, struct cuzk_cs *cs, cuzk_err e);
 /* cmd_piece.c: piece commitments and their CIDs (piece commp, piece cid,
  * piece commd). */
 int cmd_piece_main(int argc, char **argv);

@@ -15,7 +15,8 @@
  *       (with bellperson's input constraints), nnz_a, nnz_b, nnz_c,
  *       a_aux_density, b_input_density and b_aux_density. PoSt circuits are
  *       counted from one and two recorded sectors (linear in their number:
- *       seconds for 2,349); the SnapDeals circuit is not available yet.
+ *       seconds for 2,349), SnapDeals from recordings of 1, 2 and 10
+ *       challenges (snap.h cuzk_snap_counts).
  *   cuzk circuit stats [porep] --seal-proof N
  *       the partition circuit of RegisteredSealProof N (porep_circuit.h):
  *       the top and one challenge recorded, the other challenges counted
@@ -56,6 +57,7 @@
 #include "cuzk/pce.h"
 #include "cuzk/porep_circuit.h"
 #include "cuzk/post.h"
+#include "cuzk/snap.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/sha256.h"
 #include "cuzk/threads.h"
@@ -314,8 +316,9 @@ static int stats_filecoin(const stats_opts *o)
     } else if (fam == CUZK_FC_WINNING) {
         e = post_counts(fp, &c);
     } else {
-        e = cuzk_fail(CUZK_EUNSUPPORTED, "%s: the EmptySectorUpdate circuit is not available yet",
-                      fp->name);
+        cuzk_snap_config sc;
+        if (!(e = cuzk_snap_config_of(fp->sector_size, &sc)))
+            e = cuzk_snap_counts(&sc, &c);
     }
     if (e) {
         fprintf(stderr, "cuzk: circuit: %s %u: %s\n", opt, num, cuzk_errmsg());
@@ -595,8 +598,8 @@ static int record_main(int argc, char **argv)
         printf("record: %s (%s) constraints=%llu nnz=%llu bytes=%zu record_s=%.2f write_s=%.2f "
                "file=%s\n",
                fp->circuit_id, fp->name, (unsigned long long)pce->n_constraints,
-               (unsigned long long)(pce->a.nnz + pce->b.nnz + pce->c.nnz), pce->image_size_,
-               t1 - t, cuzk_now() - t1, o.out);
+               (unsigned long long)(pce->a.nnz + pce->b.nnz + pce->c.nnz), pce->image_size_, t1 - t,
+               cuzk_now() - t1, o.out);
     cuzk_pce_free(pce);
     if (e) {
         fprintf(stderr, "cuzk: circuit: record: %s\n", cuzk_errmsg());

@@ -722,21 +722,29 @@ static int porep_check(int argc, char **argv)
         fflush(stdout);
         if (!(e = cuzk_c1_partition(c, k, &v)) && !(e = cuzk_cs_new(&cs, CUZK_CS_CHECK)))
             e = cuzk_porep_synthesize(cs, &c->shape, &v);
-        /* Check mode's own failure (cs.h): the constraint, by index and
-         * name. Anything else is no verdict on the C1. */
-        if (e == CUZK_EINVAL && strstr(cuzk_errmsg(), "is not satisfied")) {
-            printf("partition %u: unsatisfied: %s\n", k, cuzk_errmsg());
-            rc = 1;
-        } else if (!e && !(e = cuzk_cs_finish(cs))) {
-            printf("partition %u: satisfied: %llu constraints, %u public inputs\n", k,
-                   (unsigned long long)cuzk_cs_num_constraints(cs), cuzk_cs_num_inputs(cs));
-            rc = 0;
-        } else {
-            cmd_fail("porep check", e);
-        }
+        rc = cmd_check_verdict("porep check", k, cs, e);
         cuzk_cs_free(cs);
     }
     cuzk_c1_free(c);
+    return rc;
+}
+
+int cmd_check_verdict(const char *what, unsigned k, cuzk_cs *cs, cuzk_err e)
+{
+    int rc = 2;
+    /* Check mode's own failure (cs.h): the constraint, by index and name.
+     * Anything else is no verdict on the proof. */
+    if (e == CUZK_EINVAL && strstr(cuzk_errmsg(), "is not satisfied")) {
+        printf("partition %u: unsatisfied: %s\n", k, cuzk_errmsg());
+        rc = 1;
+    } else if (!e && !(e = cuzk_cs_finish(cs))) {
+        printf("partition %u: satisfied: %llu constraints, %u public inputs\n", k,
+               (unsigned long long)cuzk_cs_num_constraints(cs), cuzk_cs_num_inputs(cs));
+        rc = 0;
+    } else {
+        cmd_fail(what, e);
+    }
+    fflush(stdout);
     return rc;
 }
 

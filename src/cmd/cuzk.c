@@ -887,6 +887,9 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk post check (--registered-proof N | --proof-type window|winning --sector-size S\n"
      "               [--api-version V]) --randomness HEX (--prover-id HEX | --miner-id M)\n"
      "               [--partition-index K] [--sectors-in-circuit N] FILE...\n"},
+    {"snap", cmd_snap_main,
+     "  cuzk snap check --sector-size S --comm-r-old HEX --comm-r-new HEX --comm-d-new HEX\n"
+     "               [--partition K] [--no-value-checks] FILE...   (PartitionProofs, circuit)\n"},
     {"piece", cmd_piece_main,
      "  cuzk piece commp FILE\n"
      "  cuzk piece cid HEX --sealed|--unsealed\n"

@@ -79,7 +79,13 @@ for want in "3 inputs 133" "3 constraints 370723" "13 inputs 25840" "13 constrai
     out=$("$CUZK" circuit stats --post-proof "$1" 2>&1)
     if grep -qx "$2 $3" <<<"$out"; then ok; else bad "stats --post-proof $1: no \"$2 $3\" in: $out"; fi
 done
-expect 2 "the EmptySectorUpdate circuit is not available yet" -- "$CUZK" circuit stats --update-proof 3
+# SnapDeals (SHA-256 TreeD): 2 KiB 1,705,039 and 32 GiB 81,049,499
+# constraints + 5 inputs (storage-proofs-update tests/circuit.rs).
+for want in "0 constraints 1705044" "0 inputs 5" "3 constraints 81049504" "3 inputs 5"; do
+    set -- $want
+    out=$("$CUZK" circuit stats --update-proof "$1" 2>&1)
+    if grep -qx "$2 $3" <<<"$out"; then ok; else bad "stats --update-proof $1: no \"$2 $3\" in: $out"; fi
+done
 expect 2 "--post-proof 15: not a RegisteredPoStProof number" -- "$CUZK" circuit stats --post-proof 15
 expect 2 "--registered-proof 20: not a RegisteredSealProof number" -- "$CUZK" circuit stats --registered-proof 20
 expect 2 "one of --registered-proof, --post-proof, --update-proof, alone" -- \

@@ -79,8 +79,9 @@ expect 2 "not fr32-padded" -- "$CUZK" seal update --dir "$T/a" --padded "$T/ff" 
 expect 2 "--dir DIR, DATA and --out DIR are required" -- "$CUZK" seal update --dir "$T/a" --out "$T/x"
 [ -e "$T/x" ] && bad "a refused update wrote files" || ok
 # gen snap: synthetic updates; the same seed gives the same files.
-expect 0 "gen snap: 8388608-byte sector, 4 partition(s) x 10 challenges, h 10, seed 7" -- \
-    "$CUZK" gen snap --sector-size 8MiB --seed 7 --out "$T/g1"
+"$CUZK" gen snap --sector-size 8MiB --seed 7 --out "$T/g1" >"$T/g1.txt" && ok || bad "gen snap 8MiB"
+grep -q "gen snap: 8388608-byte sector, 4 partition(s) x 10 challenges, h 10, seed 7" "$T/g1.txt" && ok ||
+    bad "gen snap: $(head -1 "$T/g1.txt")"
 "$CUZK" gen snap --sector-size 8MiB --seed 7 --out "$T/g2" >/dev/null && ok || bad "gen snap again"
 for k in 0 1 2 3; do
     cmp -s "$T/g1/partition-$k.vproof" "$T/g2/partition-$k.vproof" && ok || bad "partition $k differs"
@@ -91,6 +92,32 @@ expect 0 "partition-0.vproof: partition 0, 15064 bytes" -- "$CUZK" gen snap --se
 expect 2 "SnapDeals sectors are 2 KiB" -- "$CUZK" gen snap --sector-size 4KiB --out "$T/x"
 expect 2 "--out DIR is required" -- "$CUZK" gen snap --sector-size 2KiB
 expect 2 "unknown option --frob" -- "$CUZK" gen snap --sector-size 2KiB --frob 1 --out "$T/x"
+# snap check: the SnapDeals circuit over the update's partition proofs
+# (1,705,039 constraints at 2 KiB, rust-fil-proofs' count, + 5 input
+# constraints); a wrong commitment is refused by the value checks (exit 2)
+# or, without them, found by the circuit (exit 1).
+snapcheck() { # DIR TXT [extra...]
+    local d=$1 t=$2
+    shift 2
+    "$CUZK" snap check --sector-size "$SZ" --comm-r-old "$(key comm_r_old "$t")" \
+        --comm-r-new "$(key comm_r_new "$t")" --comm-d-new "$(key comm_d_new "$t")" "$@"
+}
+SZ=2KiB
+expect 0 "partition 0: satisfied: 1705044 constraints, 5 public inputs" -- snapcheck "$T/u" "$T/u.txt" "$T/u/partition-0.vproof"
+"$CUZK" gen snap --sector-size 2KiB --seed 3 --out "$T/g5" >"$T/g5.txt" && ok || bad "gen snap"
+expect 0 "satisfied: 1705044 constraints" -- snapcheck "$T/g5" "$T/g5.txt" "$T/g5/partition-0.vproof"
+expect 2 "comm_r_old is not Poseidon(comm_c, tree_r_old's root)" -- \
+    snapcheck "$T/g5" "$T/u.txt" "$T/g5/partition-0.vproof"
+expect 1 "partition 0: unsatisfied" -- snapcheck "$T/g5" "$T/u.txt" --no-value-checks "$T/g5/partition-0.vproof"
+head -c 700 "$T/g5/partition-0.vproof" >"$T/trunc.vproof"
+expect 2 "$T/trunc.vproof" -- snapcheck "$T/g5" "$T/g5.txt" "$T/trunc.vproof"
+expect 2 "2 files; a 2KiB sector has 1 partitions" -- \
+    snapcheck "$T/g5" "$T/g5.txt" "$T/g5/partition-0.vproof" "$T/g5/partition-0.vproof"
+expect 2 "--comm-r-old \"zz\": 64 hex digits" -- "$CUZK" snap check --sector-size 2KiB --comm-r-old zz \
+    --comm-r-new "$(key comm_r_new "$T/g5.txt")" --comm-d-new "$(key comm_d_new "$T/g5.txt")" "$T/g5/partition-0.vproof"
+SZ=8MiB
+expect 0 "partition 3: satisfied" -- snapcheck "$T/g1" "$T/g1.txt" --partition 3 "$T/g1/partition-3.vproof"
+expect 2 "not challenge" -- snapcheck "$T/g1" "$T/g1.txt" --partition 2 "$T/g1/partition-3.vproof"
 echo "test_seal: $pass passed, $fail failed"
 rm -rf "$T"
 [ "$fail" -eq 0 ]

@@ -17,6 +17,9 @@
  *     and corrupted encodings fail naming the field. */
 #include "check.h"
 #include "cuzk/cs.h"
+#include "cuzk/gadgets.h"
+#include "cuzk/pce.h"
+#include "cuzk/porep_circuit.h"
 #include "cuzk/snap.h"
 
 #include <stdlib.h>
@@ -169,9 +172,67 @@ static void test_counts(void)
     }
 }
 
+/* cuzk_snap_counts against a whole recording at 2 KiB (the digest term,
+ * which needs several digests, is checked by the 32 GiB count of
+ * `cuzk circuit stats --update-proof 3` in tests/cli/test_hash.sh). */
+static void test_counts_extrapolated(void)
+{
+    static const uint64_t sizes[] = {2048};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        cuzk_snap_config c;
+        cuzk_r1cs_counts got, want;
+        cuzk_cs *cs;
+        cuzk_r1cs *r;
+        cuzk_pce *p;
+        CHECK_OK(cuzk_snap_config_of(sizes[i], &c));
+        CHECK_OK(cuzk_snap_counts(&c, &got));
+        CHECK_OK(cuzk_cs_new(&cs, CUZK_CS_RECORD));
+        CHECK_OK(cuzk_snap_synthesize(cs, &c, NULL));
+        CHECK_OK(cuzk_cs_finish(cs));
+        CHECK_OK(cuzk_cs_take_r1cs(cs, &r));
+        CHECK_OK(cuzk_pce_from_r1cs(&p, r));
+        cuzk_pce_counts(p, &want);
+        CHECK(got.inputs == want.inputs && got.aux == want.aux &&
+              got.constraints == want.constraints && got.nnz_a == want.nnz_a &&
+              got.nnz_b == want.nnz_b && got.nnz_c == want.nnz_c &&
+              got.a_input_density == want.a_input_density &&
+              got.a_aux_density == want.a_aux_density &&
+              got.b_input_density == want.b_input_density &&
+              got.b_aux_density == want.b_aux_density);
+        cuzk_pce_free(p);
+        cuzk_r1cs_free(r);
+        cuzk_cs_free(cs);
+    }
+}
+
+/* select over 128 leaves (7 bits, the apex leaf of a challenge): the
+ * leaf of the index the bits spell, satisfied in check mode; 9 bits are
+ * refused. */
+static void test_select_128(void)
+{
+    cuzk_cs *cs;
+    cuzk_num leaves[128], out;
+    cuzk_bool bits[9];
+    CHECK_OK(cuzk_cs_new(&cs, CUZK_CS_CHECK));
+    for (int i = 0; i < 128; i++) {
+        cuzk_fr v;
+        cuzk_fr_from_u64(&v, 1000 + (uint64_t)i);
+        CHECK_OK(cuzk_num_alloc(cs, &v, &leaves[i]));
+    }
+    const unsigned idx = 77; /* 1001101 */
+    for (int b = 0; b < 9; b++)
+        CHECK_OK(cuzk_bit_alloc(cs, (idx >> b) & 1, &bits[b]));
+    CHECK_OK(cuzk_select(cs, leaves, bits, 7, &out));
+    CHECK(cuzk_fr_eq(&out.val, &leaves[idx].val));
+    CHECK_ERR(cuzk_select(cs, leaves, bits, 9, &out), CUZK_EINVAL, "at most 8");
+    cuzk_cs_free(cs);
+}
+
 int main(void)
 {
+    test_select_128();
     test_counts();
+    test_counts_extrapolated();
     test_known_challenges();
     test_sizes_and_buckets();
     return check_done("test_circuits_snap");
