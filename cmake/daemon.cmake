@@ -125,5 +125,10 @@ if(CUZK_HAVE_DAEMON)
                      $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
                      "${CMAKE_BINARY_DIR}/test-tmp/daemon-porep")
     set_tests_properties(daemon_porep PROPERTIES LABELS "unit;daemon" TIMEOUT 1500)
+    add_test(NAME daemon_snap
+             COMMAND bash "${CMAKE_SOURCE_DIR}/tests/daemon/test_snap.sh"
+                     $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
+                     "${CMAKE_BINARY_DIR}/test-tmp/daemon-snap")
+    set_tests_properties(daemon_snap PROPERTIES LABELS "unit;daemon" TIMEOUT 1500)
   endif()
 endif()

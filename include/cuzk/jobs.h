@@ -102,7 +102,7 @@ typedef struct {
     uint64_t synthetic_constraints, synthetic_seed;
     uint32_t synthetic_public_inputs, synthetic_partitions;
     /* Filecoin kinds (WINNING_POST, WINDOW_POST_PARTITION,
-     * POREP_SEAL_COMMIT; SnapDeals is refused for now): the registered
+     * POREP_SEAL_COMMIT, SNAP_DEALS_UPDATE): the registered
      * proof number (the chain's), the sector size (0: take the registered
      * proof's); PoSt: one bincode FallbackPoStSectorProof per sector
      * (copied by submit), the 32-byte randomness and, for WindowPoSt, the
@@ -116,6 +116,11 @@ typedef struct {
     size_t randomness_len;
     uint64_t miner_id;
     uint32_t partition_index;
+    /* SNAP_DEALS_UPDATE: one bincode PartitionProof per partition in
+     * vanilla_proofs, and the update's commitments (32 bytes each, as
+     * stored: little-endian field elements). */
+    const uint8_t *comm_r_old, *comm_d_new, *comm_r_new;
+    size_t comm_r_old_len, comm_d_new_len, comm_r_new_len;
     /* SHA-256 of everything that makes the request what it is (not its
      * request_id or priority), for a request_id's second submission to be
      * told apart from a retry. NULL: the engine hashes the fields above; a

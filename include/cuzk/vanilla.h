@@ -93,7 +93,7 @@ typedef struct {
     cuzk_vanilla_merkle r_old, d_new, r_new;
 } cuzk_snap_challenge_proof;
 /* PartitionProof. Owns everything it points to. */
-typedef struct {
+typedef struct cuzk_snap_partition_proof {
     cuzk_fr comm_c;
     cuzk_fr *apex_leafs;
     size_t n_apex_leafs;

@@ -26,6 +26,10 @@
  *                        DIR/sector-<id>.vproof in sector order)
  *             porep:     --registered-proof N [--sector-size S] --vanilla FILE
  *                        --sector-number N --miner-id M   (FILE: Curio's C1 envelope)
+ *             snap:      --registered-proof N [--sector-size S] --vanilla FILE...
+ *                        --comm-r-old HEX --comm-d-new HEX --comm-r-new HEX
+ *                        (one bincode PartitionProof per partition, in order; HEX
+ *                        the 32 bytes as stored, as gen snap's request.json)
  *             [--priority low|normal|high|critical] [--request-id ID]
  *   common:   --addr ADDR (default $CUZK_ADDR, else unix:///run/curio/cuzk.sock)
  *             --json (machine-readable output), --rpc-timeout S (default none)
@@ -73,6 +77,7 @@ typedef struct {
     const char **vanilla;
     size_t n_vanilla;
     const char *vanilla_dir, *randomness;
+    const char *comm_r_old, *comm_d_new, *comm_r_new; /* SnapDeals, hex */
     uint64_t registered_proof, sector_size, miner_id, sector_number;
     uint32_t partition_index;
 } copts;
@@ -352,6 +357,12 @@ static int parse_copts(int argc, char **argv, copts *o)
             o->vanilla_dir = v;
         else if (!strcmp(a, "--randomness"))
             o->randomness = v;
+        else if (!strcmp(a, "--comm-r-old"))
+            o->comm_r_old = v;
+        else if (!strcmp(a, "--comm-d-new"))
+            o->comm_d_new = v;
+        else if (!strcmp(a, "--comm-r-new"))
+            o->comm_r_new = v;
         else if (!strcmp(a, "--registered-proof"))
             o->registered_proof = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--sector-size"))
@@ -401,7 +412,26 @@ typedef struct {
     ProtobufCBinaryData *van; /* PoSt vanilla proofs, their data malloc'd */
     size_t n_van;
     uint8_t randomness[32];
+    uint8_t comm[3][32]; /* SnapDeals: comm_r_old, comm_d_new, comm_r_new */
 } job_spec;
+
+/* 64 hex digits into 32 bytes; -1 (message printed) otherwise. */
+static int hex32(const char *what, const char *h, uint8_t out[32])
+{
+    if (!h || strlen(h) != 64) {
+        fprintf(stderr, "cuzk-bench: %s needs 64 hex digits\n", what);
+        return -1;
+    }
+    for (int i = 0; i < 32; i++) {
+        int hi = cuzk_hex_digit(h[2 * i]), lo = cuzk_hex_digit(h[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            fprintf(stderr, "cuzk-bench: %s: not hex: %s\n", what, h);
+            return -1;
+        }
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return 0;
+}
 
 /* The sector id in a "sector-<id>.vproof" name, or -1. */
 static long long vproof_id(const char *name)
@@ -477,19 +507,8 @@ static int spec_post(const copts *o, job_spec *js)
         if (rc)
             return -1;
     }
-    if (!o->randomness || strlen(o->randomness) != 64) {
-        fprintf(stderr, "cuzk-bench: PoSt jobs need --randomness with 64 hex digits\n");
+    if (hex32("PoSt jobs: --randomness", o->randomness, js->randomness))
         return -1;
-    }
-    for (int i = 0; i < 32; i++) {
-        int hi = cuzk_hex_digit(o->randomness[2 * i]),
-            lo = cuzk_hex_digit(o->randomness[2 * i + 1]);
-        if (hi < 0 || lo < 0) {
-            fprintf(stderr, "cuzk-bench: --randomness: not hex: %s\n", o->randomness);
-            return -1;
-        }
-        js->randomness[i] = (uint8_t)(hi << 4 | lo);
-    }
     js->req.n_vanilla_proofs = js->n_van;
     js->req.vanilla_proofs = js->van;
     js->req.randomness.data = js->randomness;
@@ -527,6 +546,26 @@ static int spec_build(const copts *o, job_spec *js)
     js->req.witnesses = js->wit;
     if (o->kind == CUZK_KIND_WINNING_POST || o->kind == CUZK_KIND_WINDOW_POST_PARTITION)
         return spec_post(o, js);
+    if (o->kind == CUZK_KIND_SNAP_DEALS_UPDATE) {
+        /* One PartitionProof per partition, in order, and the commitments. */
+        for (size_t i = 0; i < o->n_vanilla; i++)
+            if (add_vanilla(js, o->vanilla[i]))
+                return -1;
+        if (hex32("--comm-r-old", o->comm_r_old, js->comm[0]) ||
+            hex32("--comm-d-new", o->comm_d_new, js->comm[1]) ||
+            hex32("--comm-r-new", o->comm_r_new, js->comm[2]))
+            return -1;
+        js->req.n_vanilla_proofs = js->n_van;
+        js->req.vanilla_proofs = js->van;
+        js->req.comm_r_old = (ProtobufCBinaryData){32, js->comm[0]};
+        js->req.comm_d_new = (ProtobufCBinaryData){32, js->comm[1]};
+        js->req.comm_r_new = (ProtobufCBinaryData){32, js->comm[2]};
+        js->req.registered_proof = o->registered_proof;
+        js->req.sector_size = o->sector_size;
+        js->req.sector_number = o->sector_number;
+        js->req.miner_id = o->miner_id;
+        return 0;
+    }
     if (o->kind == CUZK_KIND_POREP_SEAL_COMMIT && o->n_vanilla) {
         /* The C1 envelope goes as vanilla_proof, as Curio sends it. */
         if (o->n_vanilla != 1 || add_vanilla(js, o->vanilla[0]))

@@ -25,7 +25,8 @@
  *       prover's R1CS. A few seconds and about 1 GB at 32 GiB.
  *   common: [--seed S]
  *
- *   cuzk circuit record (--registered-proof N | --post-proof N) --out FILE
+ *   cuzk circuit record (--registered-proof N | --post-proof N | --update-proof N)
+ *                       --out FILE
  *       a Filecoin circuit's constraint system (PCE) as the daemon records
  *       and caches it (<param dir>/<v28 name>.pce): recording ahead of the
  *       first job, and its size; prints constraints, non-zeros, bytes and
@@ -53,6 +54,7 @@
  * inputs gadget_constraints / gadget_aux (the cost of the gadget alone). */
 #include "cmd/cmd.h"
 #include "cuzk/cs.h"
+#include "cuzk/fc_circuit.h"
 #include "cuzk/merkle.h"
 #include "cuzk/pce.h"
 #include "cuzk/porep_circuit.h"
@@ -576,21 +578,20 @@ static int record_main(int argc, char **argv)
         return 2;
     if (!o.out)
         return usage_fail("record needs --out FILE", NULL);
+    int given = (o.registered != UINT32_MAX) + (o.post != UINT32_MAX) + (o.update != UINT32_MAX);
     const cuzk_fc_proof *fp = o.registered != UINT32_MAX ? cuzk_fc_find(CUZK_FC_SEAL, o.registered)
                               : o.post != UINT32_MAX     ? cuzk_fc_post(o.post)
+                              : o.update != UINT32_MAX   ? cuzk_fc_find(CUZK_FC_UPDATE, o.update)
                                                          : NULL;
-    if (!fp || (o.registered != UINT32_MAX) == (o.post != UINT32_MAX))
-        return usage_fail("record needs one of --registered-proof N (a seal proof) or "
-                          "--post-proof N (see cuzk filecoin list)",
+    if (!fp || given != 1)
+        return usage_fail("record needs one of --registered-proof N (a seal proof), "
+                          "--post-proof N or --update-proof N (see cuzk filecoin list)",
                           NULL);
     double t = cuzk_now();
     cuzk_pce *pce = NULL;
-    cuzk_porep_shape s;
     cuzk_err e = cmd_output_check(o.out);
-    if (!e && fp->family == CUZK_FC_SEAL && !(e = cuzk_porep_shape_of(fp, &s)))
-        e = cuzk_porep_record_pce(&s, &pce);
-    else if (!e && fp->family != CUZK_FC_SEAL)
-        e = cuzk_post_record_pce(fp, NULL, NULL, &pce);
+    if (!e)
+        e = cuzk_fc_record_pce(fp, NULL, NULL, &pce);
     double t1 = cuzk_now();
     if (!e)
         e = cuzk_pce_write(pce, o.out);

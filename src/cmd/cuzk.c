@@ -28,6 +28,7 @@
  * Timings go to stdout as key=value lines. */
 #define _GNU_SOURCE
 #include "cmd/cmd.h"
+#include "cuzk/fc_circuit.h"
 #include "cuzk/curve.h"
 #include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
@@ -406,9 +407,6 @@ static cuzk_err filecoin_setup_prefix(const opts *o, const cuzk_fc_proof **fp, c
                          "--circuit %s: not a circuit id of the registry (see cuzk "
                          "filecoin list)",
                          o->circuit);
-    if ((*fp)->family == CUZK_FC_UPDATE)
-        return cuzk_fail(CUZK_EUNSUPPORTED, "--circuit %s: cuzk does not prove %s yet", o->circuit,
-                         (*fp)->name);
     char real[4096], fil[4096];
     const char *env = getenv("FIL_PROOFS_PARAMETER_CACHE");
     const char *cands[2] = {env && *env ? env : NULL, "/var/tmp/filecoin-proof-parameters"};
@@ -452,20 +450,13 @@ static int cmd_setup(opts *o)
     if (fp) {
         fprintf(stderr, "setup: recording the constraint system of %s (%s)\n", fp->circuit_id,
                 fp->name);
-        if (fp->family == CUZK_FC_SEAL) { /* one challenge recorded, tiled */
-            cuzk_porep_shape shape;
-            e = cuzk_porep_shape_of(fp, &shape);
-            if (!e)
-                e = cuzk_porep_record_pce(&shape, &pce);
-        } else {
-            cuzk_progress *rp = NULL;
-            e = cmd_progress_start("recording", "sectors", &rp);
-            if (!e) {
-                cuzk_progress_set_total(rp, fp->sectors);
-                e = cuzk_post_record_pce(fp, cuzk_progress_callback, rp, &pce);
-            }
-            cuzk_progress_finish(rp);
-        }
+        cuzk_progress *rp = NULL;
+        int post = fp->family == CUZK_FC_WINNING || fp->family == CUZK_FC_WINDOW;
+        if (post && !(e = cmd_progress_start("recording", "sectors", &rp)))
+            cuzk_progress_set_total(rp, fp->sectors);
+        if (!e)
+            e = cuzk_fc_record_pce(fp, rp ? cuzk_progress_callback : NULL, rp, &pce);
+        cuzk_progress_finish(rp);
         if (!e && !(pce_out = cmd_path_with(o->out, ".pce")))
             e = cuzk_fail(CUZK_ENOMEM, "out of memory");
         if (!e)
@@ -867,7 +858,8 @@ const cuzk_subcommand cuzk_subcommands[] = {
      "  cuzk circuit stats --registered-proof N | --post-proof N | --update-proof N\n"
      "               (a Filecoin circuit's figures, \"name value\" lines)\n"
      "  cuzk circuit synth CIRCUIT [the options of stats] --out PREFIX\n"
-     "  cuzk circuit record (--registered-proof N | --post-proof N) --out FILE   (a PCE)\n"
+     "  cuzk circuit record (--registered-proof N | --post-proof N | --update-proof N)\n"
+     "               --out FILE   (a Filecoin circuit's PCE, as the daemon caches it)\n"
      "  cuzk circuit bench native-poseidon [--arity A] [--count N] [--threads T]\n"
      "  cuzk circuit bench poseidon|sha256-compression --mode witness|record|check "
      "[--count N] [--arity A]\n"},

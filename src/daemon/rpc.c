@@ -336,7 +336,8 @@ static cuzk_err submit(cuzk_rpc *r, Cuzk__V1__SubmitProofRequest *q, char *job_i
         sizes[i] = q->witnesses[i].len;
     }
     /* PoSt: one vanilla proof per sector (up to 2349 of them); PoRep: the
-     * one vanilla_proof (Curio's C1 envelope) in the same list. */
+     * one vanilla_proof (Curio's C1 envelope) in the same list; SnapDeals:
+     * one PartitionProof per partition. */
     const uint8_t **van = NULL;
     size_t *van_sizes = NULL;
     const uint8_t *one = q->vanilla_proof.data;
@@ -381,6 +382,12 @@ static cuzk_err submit(cuzk_rpc *r, Cuzk__V1__SubmitProofRequest *q, char *job_i
         .randomness_len = q->randomness.len,
         .miner_id = q->miner_id,
         .partition_index = q->partition_index,
+        .comm_r_old = q->comm_r_old.data,
+        .comm_r_old_len = q->comm_r_old.len,
+        .comm_d_new = q->comm_d_new.data,
+        .comm_d_new_len = q->comm_d_new.len,
+        .comm_r_new = q->comm_r_new.data,
+        .comm_r_new_len = q->comm_r_new.len,
     };
     uint8_t digest[32];
     cuzk_err e = CUZK_OK;

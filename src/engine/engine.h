@@ -79,6 +79,11 @@ struct job {
     /* PoRep: the request's sector, and its C1 output decoded by prepare. */
     uint64_t sector_number, miner_id;
     struct cuzk_c1 *c1;
+    /* SnapDeals: the commitments, and the partition proofs decoded and
+     * checked by prepare (snap.h). */
+    uint8_t comm_r_old[32], comm_d_new[32], comm_r_new[32];
+    struct cuzk_snap_partition_proof *snap;
+    size_t n_snap;
     int state;
     int queued;        /* in its priority queue (partitions left to admit) */
     atomic_int cancel; /* never goes back to 0 */

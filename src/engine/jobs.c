@@ -13,6 +13,7 @@
  * finished; the oldest is dropped first, except while an awaiter holds it. */
 #define _GNU_SOURCE
 #include "engine/engine.h"
+#include "cuzk/vanilla.h"
 #include "cuzk/c1.h"
 #include "cuzk/log.h"
 #include "cuzk/synth.h"
@@ -95,6 +96,9 @@ static void job_free(job *jb)
     job_drop_inputs(jb);
     cuzk_post_partition_free(&jb->post);
     cuzk_c1_free(jb->c1);
+    for (size_t i = 0; i < jb->n_snap; i++)
+        cuzk_snap_partition_proof_free(&jb->snap[i]);
+    free(jb->snap);
     for (size_t i = 0; i < jb->n_vanilla; i++)
         cuzk_post_sector_proof_free(&jb->vanilla[i]);
     free(jb->vanilla);
@@ -443,7 +447,32 @@ static cuzk_err check_request(const cuzk_jobs *j, const cuzk_job_request *r)
             return cuzk_fail(CUZK_EINVAL, "%s: %s has %u partitions, more than %d",
                              cuzk_kind_name(r->kind), fp->name, fp->partitions,
                              CUZK_JOB_MAX_PARTITIONS);
-    } else if (r->n_vanilla && r->kind != CUZK_KIND_SNAP_DEALS_UPDATE) {
+    } else if (r->kind == CUZK_KIND_SNAP_DEALS_UPDATE) {
+        const cuzk_fc_proof *fp;
+        if (cuzk_fc_resolve(CUZK_FC_UPDATE, r->registered_proof, r->sector_size, &fp))
+            return cuzk_fail_ctx(CUZK_EINVAL, "%s: ", cuzk_kind_name(r->kind));
+        if (r->n_vanilla != fp->partitions)
+            return cuzk_fail(CUZK_EINVAL,
+                             "%s: %zu vanilla_proofs; %s takes %u, one PartitionProof per "
+                             "partition",
+                             cuzk_kind_name(r->kind), r->n_vanilla, fp->name, fp->partitions);
+        const struct {
+            const char *name;
+            const uint8_t *v;
+            size_t len;
+        } comm[3] = {{"comm_r_old", r->comm_r_old, r->comm_r_old_len},
+                     {"comm_d_new", r->comm_d_new, r->comm_d_new_len},
+                     {"comm_r_new", r->comm_r_new, r->comm_r_new_len}};
+        for (int i = 0; i < 3; i++) {
+            cuzk_fr x;
+            if (comm[i].len != 32 || !comm[i].v)
+                return cuzk_fail(CUZK_EINVAL, "%s: %s has %zu bytes (32 expected)",
+                                 cuzk_kind_name(r->kind), comm[i].name, comm[i].len);
+            if (cuzk_fr_from_bytes_le(&x, comm[i].v))
+                return cuzk_fail(CUZK_EINVAL, "%s: %s is not a canonical field element",
+                                 cuzk_kind_name(r->kind), comm[i].name);
+        }
+    } else if (r->n_vanilla) {
         return cuzk_fail(CUZK_EINVAL, "vanilla proofs are only for Filecoin jobs (kind %s)",
                          cuzk_kind_name(r->kind));
     }
@@ -504,6 +533,13 @@ static cuzk_err request_digest(const cuzk_job_request *r, uint8_t out[32])
     EVP_DigestUpdate(h, r->circuit_id ? r->circuit_id : "", id_len);
     EVP_DigestUpdate(h, &rl, sizeof rl);
     EVP_DigestUpdate(h, r->randomness ? r->randomness : (const uint8_t *)"", rl);
+    const uint8_t *comm[3] = {r->comm_r_old, r->comm_d_new, r->comm_r_new};
+    size_t comm_len[3] = {r->comm_r_old_len, r->comm_d_new_len, r->comm_r_new_len};
+    for (int i = 0; i < 3; i++) {
+        uint64_t n = comm[i] ? comm_len[i] : 0;
+        EVP_DigestUpdate(h, &n, sizeof n);
+        EVP_DigestUpdate(h, comm[i] ? comm[i] : (const uint8_t *)"", n);
+    }
     for (size_t i = 0; i < r->n_witnesses; i++) {
         uint64_t n = r->witness_sizes[i];
         EVP_DigestUpdate(h, &n, sizeof n);
@@ -571,6 +607,17 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
         if (!copy_inputs(jb, r->vanilla_proofs, r->vanilla_sizes, r->n_vanilla)) {
             job_free(jb);
             return cuzk_fail(CUZK_ENOMEM, "out of memory for the C1 output");
+        }
+    } else if (r->kind == CUZK_KIND_SNAP_DEALS_UPDATE) {
+        cuzk_fc_resolve(CUZK_FC_UPDATE, r->registered_proof, r->sector_size, &jb->fc);
+        snprintf(jb->circuit_id, sizeof jb->circuit_id, "%s", jb->fc->circuit_id);
+        jb->partitions = jb->fc->partitions;
+        memcpy(jb->comm_r_old, r->comm_r_old, 32);
+        memcpy(jb->comm_d_new, r->comm_d_new, 32);
+        memcpy(jb->comm_r_new, r->comm_r_new, 32);
+        if (!copy_inputs(jb, r->vanilla_proofs, r->vanilla_sizes, r->n_vanilla)) {
+            job_free(jb);
+            return cuzk_fail(CUZK_ENOMEM, "out of memory for the partition proofs");
         }
     } else if (r->kind == CUZK_KIND_SYNTHETIC) {
         jb->syn_n = r->synthetic_constraints;

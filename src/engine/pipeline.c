@@ -56,6 +56,8 @@
 #include "cuzk/threads.h"
 #include "cuzk/util.h"
 #include "engine/engine.h"
+#include "cuzk/fc_circuit.h"
+#include "cuzk/snap.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -576,9 +578,9 @@ static cuzk_err ensure_synthetic(cuzk_jobs *j, job *jb)
     snprintf(vk_path, sizeof vk_path, "%s/%s.vk", j->param_dir, jb->circuit_id);
     char who[64];
     snprintf(who, sizeof who, "job=%s", jb->id);
-    int present = cuzk_srs_known(j->srs, jb->circuit_id) ||
-                  (pce_usable(pce_path, who) && !access(params_path, F_OK) &&
-                   !access(vk_path, F_OK));
+    int present =
+        cuzk_srs_known(j->srs, jb->circuit_id) ||
+        (pce_usable(pce_path, who) && !access(params_path, F_OK) && !access(vk_path, F_OK));
     uint64_t disk, mem;
     synthetic_cost(jb->syn_n, &disk, &mem);
     if (!present && j->cfg.memory_budget && mem > j->cfg.memory_budget) {
@@ -663,14 +665,7 @@ cuzk_err engine_filecoin_circuit(cuzk_jobs *j, const cuzk_fc_proof *fp, const ch
         snprintf(label, sizeof label, "%s recording %s", who, fp->circuit_id);
         if (cuzk_progress_open(&log, label, fp->sectors, "sectors", NULL, CUZK_PROGRESS_LOG))
             log = NULL;
-        if (fp->family == CUZK_FC_SEAL) { /* one challenge recorded, tiled */
-            cuzk_porep_shape shape;
-            rc = cuzk_porep_shape_of(fp, &shape);
-            if (!rc)
-                rc = cuzk_porep_record_pce(&shape, &pce);
-        } else {
-            rc = cuzk_post_record_pce(fp, log ? cuzk_progress_callback : NULL, log, &pce);
-        }
+        rc = cuzk_fc_record_pce(fp, log ? cuzk_progress_callback : NULL, log, &pce);
         cuzk_progress_finish(log);
         if (!rc)
             rc = cuzk_pce_write(pce, pce_path);
@@ -750,19 +745,72 @@ static cuzk_err porep_witness(const job *jb, uint32_t k, cuzk_fr **w, size_t *n)
     return cuzk_porep_witness(&jb->c1->shape, &v, w, n);
 }
 
+/* A SnapDeals request's partition proofs: each decoded and checked as
+ * rust-fil-proofs' vanilla verification does (snap.h), before any parameter
+ * is loaded for it. */
+static cuzk_err decode_snap(job *jb)
+{
+    cuzk_snap_config c;
+    cuzk_fr com[3];
+    CUZK_TRY(cuzk_snap_config_of(jb->fc->sector_size, &c));
+    const uint8_t *raw[3] = {jb->comm_r_old, jb->comm_d_new, jb->comm_r_new};
+    for (int i = 0; i < 3; i++)
+        CUZK_TRY(cuzk_fr_from_bytes_le(&com[i], raw[i]));
+    if (!(jb->snap = calloc(jb->n_wit, sizeof *jb->snap)))
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    for (size_t k = 0; k < jb->n_wit; k++) {
+        char name[40];
+        snprintf(name, sizeof name, "vanilla_proofs[%zu]", k);
+        CUZK_TRY(cuzk_snap_partition_proof_decode(jb->wit[k], jb->wit_size[k], name, &jb->snap[k]));
+        jb->n_snap++;
+        cuzk_err e = cuzk_snap_verify(&c, (unsigned)k, &com[0], &com[1], &com[2], &jb->snap[k]);
+        if (e)
+            return cuzk_fail_ctx(e, "%s (partition %zu): ", name, k);
+    }
+    return CUZK_OK;
+}
+
+/* A SnapDeals partition's witness: witness-only synthesis of its values. */
+static cuzk_err snap_witness(const job *jb, uint32_t k, cuzk_fr **w, size_t *n)
+{
+    *w = NULL;
+    *n = 0;
+    cuzk_snap_config c;
+    cuzk_fr com[3];
+    cuzk_snap_values v;
+    CUZK_TRY(cuzk_snap_config_of(jb->fc->sector_size, &c));
+    const uint8_t *raw[3] = {jb->comm_r_old, jb->comm_d_new, jb->comm_r_new};
+    for (int i = 0; i < 3; i++)
+        CUZK_TRY(cuzk_fr_from_bytes_le(&com[i], raw[i]));
+    CUZK_TRY(cuzk_snap_values_of(&c, k, &com[0], &com[1], &com[2], &jb->snap[k], &v));
+    cuzk_cs *cs = NULL;
+    cuzk_err e = cuzk_cs_new(&cs, CUZK_CS_WITNESS);
+    if (!e)
+        e = cuzk_snap_synthesize(cs, &c, &v);
+    if (!e)
+        e = cuzk_cs_finish(cs);
+    if (!e)
+        e = cuzk_cs_assignment(cs, w, n);
+    cuzk_cs_free(cs);
+    cuzk_snap_values_free(&v);
+    return e;
+}
+
 /* Prepare a job (no lock): its circuit resident and its profile. */
 static cuzk_err prepare(cuzk_jobs *j, job *jb)
 {
     int post = jb->kind == CUZK_KIND_WINNING_POST || jb->kind == CUZK_KIND_WINDOW_POST_PARTITION;
     int porep = jb->kind == CUZK_KIND_POREP_SEAL_COMMIT;
-    if (jb->kind != CUZK_KIND_GENERIC_R1CS && jb->kind != CUZK_KIND_SYNTHETIC && !post && !porep)
+    int snap = jb->kind == CUZK_KIND_SNAP_DEALS_UPDATE;
+    if (jb->kind != CUZK_KIND_GENERIC_R1CS && jb->kind != CUZK_KIND_SYNTHETIC && !post && !porep &&
+        !snap)
         return cuzk_fail(CUZK_EUNSUPPORTED,
                          "proof kind %s: circuit not available yet (this daemon proves "
-                         "POREP_SEAL_COMMIT, WINNING_POST, WINDOW_POST_PARTITION, GENERIC_R1CS "
-                         "and SYNTHETIC jobs)",
+                         "POREP_SEAL_COMMIT, SNAP_DEALS_UPDATE, WINNING_POST, "
+                         "WINDOW_POST_PARTITION, GENERIC_R1CS and SYNTHETIC jobs)",
                          cuzk_kind_name(jb->kind));
-    if (porep) {
-        CUZK_TRY(decode_c1(jb));
+    if (porep || snap) {
+        CUZK_TRY(porep ? decode_c1(jb) : decode_snap(jb));
         char who[64];
         snprintf(who, sizeof who, "job=%s", jb->id);
         CUZK_TRY(engine_filecoin_circuit(j, jb->fc, who));
@@ -848,6 +896,8 @@ static cuzk_err synthesize(cuzk_jobs *j, part *p, int builds_witness)
         size_t n = 0;
         if (jb->c1)
             CUZK_TRY(porep_witness(jb, p->index, &w, &n));
+        else if (jb->snap)
+            CUZK_TRY(snap_witness(jb, p->index, &w, &n));
         else
             CUZK_TRY(cuzk_post_witness(&jb->post, &w, &n));
         p->w = w;

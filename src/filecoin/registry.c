@@ -197,27 +197,27 @@ static const cuzk_fc_proof table[] = {
      "snap-2k",
      "v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-"
      "fb9e095bebdd77511c0269b967b4d87ba8b8a525edaa0e165de23ba454510194",
-     "311f92a3e75036ced01b1c0025f1fa0c", "eadad9784969890d30f2749708c79771", 0},
+     "311f92a3e75036ced01b1c0025f1fa0c", "eadad9784969890d30f2749708c79771", 1},
     {CUZK_FC_UPDATE, 1, "StackedDrg8MiBV1", 8388608ull, CUZK_API_1_1_0, "", 4, 1, 10, 6, 0, 0,
      "snap-8m",
      "v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-"
      "92180959e1918d26350b8e6cfe217bbdd0a2d8de51ebec269078b364b715ad63",
-     "5aedd2cf3e5c0a15623d56a1b43110ad", "abd80269054d391a734febdac0d2e687", 0},
+     "5aedd2cf3e5c0a15623d56a1b43110ad", "abd80269054d391a734febdac0d2e687", 1},
     {CUZK_FC_UPDATE, 2, "StackedDrg512MiBV1", 536870912ull, CUZK_API_1_1_0, "", 16, 1, 86, 8, 0, 0,
      "snap-512m",
      "v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-"
      "61fa69f38b9cc771ba27b670124714b4ea77fbeae05e377fb859c4a43b73a30c",
-     "c3ad7bb549470b82ad52ed070aebb4f4", "994c5b7d450ca9da348c910689f2dc7f", 0},
+     "c3ad7bb549470b82ad52ed070aebb4f4", "994c5b7d450ca9da348c910689f2dc7f", 1},
     {CUZK_FC_UPDATE, 3, "StackedDrg32GiBV1", 34359738368ull, CUZK_API_1_1_0, "", 16, 1, 86, 9, 8, 0,
      "snap-32g",
      "v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-"
      "3b7f44a9362e3985369454947bc94022e118211e49fd672d52bec1cbfd599d18",
-     "1b3cfd761a961543f9eb273e435a06a2", "3a6941983754737fde880d29c7094905", 0},
+     "1b3cfd761a961543f9eb273e435a06a2", "3a6941983754737fde880d29c7094905", 1},
     {CUZK_FC_UPDATE, 4, "StackedDrg64GiBV1", 68719476736ull, CUZK_API_1_1_0, "", 16, 1, 86, 9, 8, 2,
      "snap-64g",
      "v28-empty-sector-update-merkletree-poseidon_hasher-8-8-2-"
      "102e1444a7e9a97ebf1e3d6855dcc77e66c011ea66f936d9b2c508f87f2f83a7",
-     "1a392e7b759fb18e036c7559b5ece816", "80e366df2f1011953c2d01c7b7c9ee8e", 0},
+     "1a392e7b759fb18e036c7559b5ece816", "80e366df2f1011953c2d01c7b7c9ee8e", 1},
 };
 
 const cuzk_fc_proof *cuzk_fc_proofs(size_t *n)

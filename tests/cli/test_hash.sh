@@ -98,6 +98,8 @@ expect 0 "record: porep-2k (StackedDrg2KiBV1_1) constraints=2687961 nnz=14934693
     "$CUZK" circuit record --registered-proof 5 --out "$R/p.pce"
 expect 0 "constraints" -- "$CUZK" inspect "$R/p.pce"
 expect 0 "record: post-winning-2k" -- "$CUZK" circuit record --post-proof 0 --out "$R/w.pce"
+expect 0 "record: snap-2k (StackedDrg2KiBV1) constraints=1705044" -- \
+    "$CUZK" circuit record --update-proof 0 --out "$R/s.pce"
 expect 2 "record needs one of --registered-proof N" -- "$CUZK" circuit record --out "$R/x.pce"
 expect 2 "record needs --out FILE" -- "$CUZK" circuit record --registered-proof 5
 rm -rf "$R"

@@ -236,8 +236,24 @@ def failed_job(what, needle, **kw):
 
 failed_job("porep: not a C1 envelope", "vanilla_proof: not JSON",
            proof_kind=pb.POREP_SEAL_COMMIT, vanilla_proof=b"\x01\x02")
-failed_job("snap kind", "snap_deals_update: circuit not available yet",
-           proof_kind=pb.SNAP_DEALS_UPDATE)
+# SnapDeals: the request's own fields at submission, its partition proofs
+# when the job runs.
+failed_job("snap: not a PartitionProof", "vanilla_proofs[0]",
+           proof_kind=pb.SNAP_DEALS_UPDATE, vanilla_proofs=[b"\x01\x02"],
+           comm_r_old=bytes(32), comm_d_new=bytes(32), comm_r_new=bytes(32))
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(
+    proof_kind=pb.SNAP_DEALS_UPDATE, vanilla_proofs=[b"\x01"], comm_r_old=bytes(31),
+    comm_d_new=bytes(32), comm_r_new=bytes(32)), grpc.StatusCode.INVALID_ARGUMENT,
+    "comm_r_old has 31 bytes (32 expected)", "snap: short comm_r_old")
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(
+    proof_kind=pb.SNAP_DEALS_UPDATE, vanilla_proofs=[b"\x01"], comm_r_old=bytes(32),
+    comm_d_new=b"\xff" * 32, comm_r_new=bytes(32)), grpc.StatusCode.INVALID_ARGUMENT,
+    "comm_d_new is not a canonical field element", "snap: non-canonical comm_d_new")
+expect_error(eng.SubmitProof, pb.SubmitProofRequest(
+    proof_kind=pb.SNAP_DEALS_UPDATE, registered_proof=3, vanilla_proofs=[b"\x01"],
+    comm_r_old=bytes(32), comm_d_new=bytes(32), comm_r_new=bytes(32)),
+    grpc.StatusCode.INVALID_ARGUMENT, "1 vanilla_proofs; StackedDrg32GiBV1 takes 16",
+    "snap: one partition of sixteen")
 # PoSt requests: what the request itself says is checked at submission (the
 # registry: numbers, kinds, sizes; sizes of fields), the vanilla proofs when
 # the job runs (a malformed one fails its job, naming where).

@@ -110,7 +110,7 @@ expect 0 "proof is valid" -- "$CUZK" verify --vk "$T/params/c1.vk" --public "$T/
 if cmp -s <(grep -v '^#' "$T/c1.public" | tr A-F a-f) <(grep -v '^#' "$T/r.public"); then ok; else
     bad "public inputs returned by the daemon differ from the witness's"
 fi
-expect 1 "circuit not available yet" -- "$BENCH" single --addr "$ADDR" --kind snap --json
+expect 2 "--comm-r-old needs 64 hex digits" -- "$BENCH" single --addr "$ADDR" --kind snap --json
 expect 0 '"status":"COMPLETED"' -- "$BENCH" single --addr "$ADDR" --kind synthetic \
     --constraints 1024 --public-inputs 2 --seed 4 --json
 expect 0 "completed=4 failed=0" -- "$BENCH" batch --addr "$ADDR" --kind synthetic \

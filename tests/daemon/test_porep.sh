@@ -36,8 +36,8 @@ open(sys.argv[4], "w").write(json.dumps({"SectorNum": int(sys.argv[2]),
 envelope "$T/c1.json" 7 2048 "$T/env.json"
 
 ADDR="unix://$S/d.sock"
-# PoRep parameters can be preloaded; SnapDeals' cannot yet.
-expect 2 "srs.preload snap-2k (StackedDrg2KiBV1): circuit not available yet" -- \
+# A Filecoin circuit's preload needs its parameter file.
+expect 2 "srs.preload snap-2k:" -- \
     "$DAEMON" --listen "$ADDR" --param-cache "$P" --preload snap-2k --check-config
 "$DAEMON" --listen "$ADDR" --param-cache "$P" --preload porep-2k --log-file "$T/d.log" \
     --workers 1 2>/dev/null &

@@ -106,12 +106,21 @@ static void run_one(int i)
     case 4: r = synth_req(1024, 2, (uint64_t)(i % 3), 3, CUZK_PRIO_NORMAL); break;
     case 5: r = gen_req(wits, sizes, 3, CUZK_PRIO_NORMAL); break;
     case 6: r = synth_req(512, 0, 4, 2, CUZK_PRIO_LOW); break;
-    case 7:
+    case 7: { /* a SnapDeals partition proof that is not one: fails in prepare */
+        static const uint8_t junk[2] = {1, 2}, zero[32];
+        static const uint8_t *const van[1] = {junk};
+        static const size_t van_size[1] = {2};
         memset(&r, 0, sizeof r);
         r.kind = CUZK_KIND_SNAP_DEALS_UPDATE;
+        r.vanilla_proofs = van;
+        r.vanilla_sizes = van_size;
+        r.n_vanilla = 1;
+        r.comm_r_old = r.comm_d_new = r.comm_r_new = zero;
+        r.comm_r_old_len = r.comm_d_new_len = r.comm_r_new_len = 32;
         cj->expect = EXPECT_FAIL;
-        cj->needle = "circuit not available yet";
+        cj->needle = "vanilla_proofs[0]";
         break;
+    }
     case 8:
         wits[1] = fx.bad_wit;
         r = gen_req(wits, sizes, 2, CUZK_PRIO_NORMAL);
