@@ -114,7 +114,7 @@ uint64_t cuzk_cs_num_constraints(const cuzk_cs *cs);
 const cuzk_fr *cuzk_cs_value(const cuzk_cs *cs, cuzk_var v);
 /* Values in allocation order; valid until the next alloc. */
 const cuzk_fr *cuzk_cs_inputs(const cuzk_cs *cs); /* n_inputs, [0] = 1 */
-const cuzk_fr *cuzk_cs_aux(const cuzk_cs *cs);    /* n_aux (below a window: see below) */
+const cuzk_fr *cuzk_cs_aux(const cuzk_cs *cs);    /* n_aux (after a base, before a window: below) */
 
 /* Witness mode: the aux variables allocated from now on are stored in the
  * caller's buf (at most cap of them; one more is EINVAL), not in the
@@ -124,6 +124,16 @@ const cuzk_fr *cuzk_cs_aux(const cuzk_cs *cs);    /* n_aux (below a window: see 
  * assignment refuse a system with a window; reset drops it. EINVAL in
  * other modes or when a window is set already. */
 cuzk_err cuzk_cs_set_aux_window(cuzk_cs *cs, cuzk_fr *buf, uint64_t cap);
+
+/* Witness mode, on an empty (new or reset) system: start it as if the n_in
+ * inputs (ONE first) and n_aux aux of another system had been allocated,
+ * reading those aux from the caller's aux (not copied; it must outlive the
+ * system's use) and copying the inputs, so that parallel parts of a
+ * circuit share one synthesized prefix. cuzk_cs_aux then covers only the
+ * aux allocated after the base; extend and assignment refuse such a
+ * system; reset drops the base. EINVAL otherwise. */
+cuzk_err cuzk_cs_set_base(cuzk_cs *cs, const cuzk_fr *in, uint32_t n_in, const cuzk_fr *aux,
+                          uint64_t n_aux);
 
 /* The full assignment w = (1, inputs..., aux...) as a malloc'd array (caller
  * frees) of n_inputs + n_aux elements. */

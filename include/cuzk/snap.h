@@ -113,6 +113,12 @@ struct cuzk_cs;
  * recording). Any cs mode. */
 cuzk_err cuzk_snap_synthesize(struct cuzk_cs *cs, const cuzk_snap_config *c,
                               const cuzk_snap_values *v);
+/* The witness (1, inputs, aux) of the circuit over v, malloc'ed into *w
+ * (free with free()), *n variables: the top once, then the challenges in
+ * parallel on the thread pool, each written straight into place. Equal to
+ * a witness-mode cuzk_snap_synthesize's assignment. */
+cuzk_err cuzk_snap_witness(const cuzk_snap_config *c, const cuzk_snap_values *v, cuzk_fr **w,
+                           size_t *n);
 /* Partition k's circuit values from its proof (pointing into p) and the
  * request's commitments. EINVAL for counts that are not the size's. */
 cuzk_err cuzk_snap_values_of(const cuzk_snap_config *c, unsigned k, const cuzk_fr *comm_r_old,

@@ -30,6 +30,10 @@ struct cuzk_cs {
      * win_cap of them); before it, in aux. */
     cuzk_fr *win;
     uint64_t win_from, win_cap, win_cap_owned;
+    /* Witness mode: the first aux_off aux are the caller's base_aux (a
+     * shared prefix); aux holds those from aux_off on. */
+    const cuzk_fr *base_aux;
+    uint64_t aux_off;
     uint64_t n_constraints;
     cuzk_r1cs *r1cs; /* record mode, until taken */
     int taken;
@@ -195,6 +199,8 @@ cuzk_err cuzk_cs_reset(cuzk_cs *cs)
         cs->win = NULL;
         cs->cap_aux = cs->win_cap_owned;
     }
+    cs->base_aux = NULL;
+    cs->aux_off = 0;
     cs->finished = cs->closed = 0;
     return CUZK_OK;
 }
@@ -213,6 +219,25 @@ static cuzk_err check_open(const cuzk_cs *cs, const char *what)
     return CUZK_OK;
 }
 
+cuzk_err cuzk_cs_set_base(cuzk_cs *cs, const cuzk_fr *in, uint32_t n_in, const cuzk_fr *aux,
+                          uint64_t n_aux)
+{
+    CUZK_TRY(check_open(cs, "set_base"));
+    if (cs->mode != CUZK_CS_WITNESS)
+        return cuzk_fail(CUZK_EINVAL, "cs: a base is for witness mode only");
+    if (cs->n_in != 1 || cs->n_aux != 0 || cs->win)
+        return cuzk_fail(CUZK_EINVAL, "cs: a base goes on an empty system");
+    if (n_in < 1 || n_aux > MAX_INDEX || n_in > MAX_INDEX)
+        return cuzk_fail(CUZK_EINVAL, "cs: a base of %u inputs and %llu aux", n_in,
+                         (unsigned long long)n_aux);
+    CUZK_TRY(grow_vals(&cs->in, &cs->cap_in, n_in));
+    memcpy(cs->in, in, (size_t)n_in * sizeof *in);
+    cs->n_in = n_in;
+    cs->base_aux = aux;
+    cs->n_aux = cs->aux_off = n_aux;
+    return CUZK_OK;
+}
+
 cuzk_err cuzk_cs_set_aux_window(cuzk_cs *cs, cuzk_fr *buf, uint64_t cap)
 {
     CUZK_TRY(check_open(cs, "set_aux_window"));
@@ -224,7 +249,7 @@ cuzk_err cuzk_cs_set_aux_window(cuzk_cs *cs, cuzk_fr *buf, uint64_t cap)
     cs->win_from = cs->n_aux;
     cs->win_cap = cap;
     cs->win_cap_owned = cs->cap_aux;
-    cs->cap_aux = cs->n_aux; /* the fast path below stops at the window */
+    cs->cap_aux = cs->n_aux - cs->aux_off; /* the fast path below stops at the window */
     return CUZK_OK;
 }
 
@@ -232,8 +257,8 @@ cuzk_err cuzk_cs_alloc(cuzk_cs *cs, const cuzk_fr *value, cuzk_var *out)
 {
     /* Witness-mode fast path: one store, in the array or the window. */
     if (!cs->r1cs && !cs->closed && value) {
-        if (cs->n_aux < cs->cap_aux) {
-            cs->aux[cs->n_aux] = *value;
+        if (cs->n_aux - cs->aux_off < cs->cap_aux) {
+            cs->aux[cs->n_aux - cs->aux_off] = *value;
             *out = CUZK_VAR_AUX_BIT | (cuzk_var)cs->n_aux++;
             return CUZK_OK;
         }
@@ -258,13 +283,13 @@ cuzk_err cuzk_cs_alloc(cuzk_cs *cs, const cuzk_fr *value, cuzk_var *out)
         *out = CUZK_VAR_AUX_BIT | (cuzk_var)cs->n_aux++;
         return CUZK_OK;
     }
-    if (cs->n_aux == cs->cap_aux)
-        CUZK_TRY(grow_vals(&cs->aux, &cs->cap_aux, cs->n_aux + 1));
+    if (cs->n_aux - cs->aux_off == cs->cap_aux)
+        CUZK_TRY(grow_vals(&cs->aux, &cs->cap_aux, cs->n_aux - cs->aux_off + 1));
     if (cs->r1cs) {
         cuzk_var v;
         CUZK_TRY(cuzk_r1cs_alloc_aux(cs->r1cs, NULL, &v));
     }
-    cs->aux[cs->n_aux] = *value;
+    cs->aux[cs->n_aux - cs->aux_off] = *value;
     *out = CUZK_VAR_AUX_BIT | (cuzk_var)cs->n_aux;
     cs->n_aux++;
     return CUZK_OK;
@@ -294,7 +319,10 @@ const cuzk_fr *cuzk_cs_value(const cuzk_cs *cs, cuzk_var v)
         uint64_t i = v & ~CUZK_VAR_AUX_BIT;
         if (i >= cs->n_aux)
             return NULL;
-        return cs->win && i >= cs->win_from ? &cs->win[i - cs->win_from] : &cs->aux[i];
+        if (i < cs->aux_off)
+            return &cs->base_aux[i];
+        return cs->win && i >= cs->win_from ? &cs->win[i - cs->win_from]
+                                            : &cs->aux[i - cs->aux_off];
     }
     return v < cs->n_in ? &cs->in[v] : NULL;
 }
@@ -361,8 +389,8 @@ cuzk_err cuzk_cs_skip(cuzk_cs *cs, uint64_t n)
 cuzk_err cuzk_cs_extend(cuzk_cs *dst, const cuzk_cs *src)
 {
     CUZK_TRY(check_open(dst, "extend"));
-    if (dst->win || src->win)
-        return cuzk_fail(CUZK_EINVAL, "cs: extend of a system with an aux window");
+    if (dst->win || src->win || dst->aux_off || src->aux_off)
+        return cuzk_fail(CUZK_EINVAL, "cs: extend of a system with an aux window or a base");
     if (dst->mode == CUZK_CS_RECORD || src->mode == CUZK_CS_RECORD)
         return cuzk_fail(CUZK_EINVAL, "cs: extend is for witness and check modes only");
     if (src->finished)
@@ -414,9 +442,9 @@ const cuzk_fr *cuzk_cs_aux(const cuzk_cs *cs)
 
 cuzk_err cuzk_cs_assignment(const cuzk_cs *cs, cuzk_fr **w, size_t *n)
 {
-    if (cs->win)
-        return cuzk_fail(CUZK_EINVAL, "cs: the assignment of a system with an aux window is "
-                                      "its owner's");
+    if (cs->win || cs->aux_off)
+        return cuzk_fail(CUZK_EINVAL, "cs: the assignment of a system with an aux window or a "
+                                      "base is its owner's");
     size_t total = (size_t)(cs->n_in + cs->n_aux);
     cuzk_fr *r = malloc(total * sizeof *r);
     if (!r)

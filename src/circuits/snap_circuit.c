@@ -11,7 +11,10 @@
 #include "cuzk/poseidon.h"
 #include "cuzk/sha256.h"
 #include "cuzk/snap.h"
+#include "cuzk/threads.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,12 +131,53 @@ static cuzk_err synth_challenge(cuzk_cs *cs, const cuzk_snap_config *c, const cu
     return por_no_input(cs, &td, cbits, &ldn, scratch, &leaf);
 }
 
-cuzk_err cuzk_snap_synthesize(cuzk_cs *cs, const cuzk_snap_config *c, const cuzk_snap_values *v)
+/* What the challenges share: the top's variables and scratch. */
+typedef struct {
+    const cuzk_snap_config *c;
+    const cuzk_snap_values *v;
+    cuzk_num partition, comm_r_new, phi, roots[2];
+    cuzk_bool khbits[4 + HS];
+    cuzk_num *apex, *scratch; /* one allocation: apex, row, path, scratch */
+    cuzk_bool *cbits, *dbits;
+    unsigned r, per, digests;
+} snap_ctx;
+
+static void ctx_free(snap_ctx *x)
 {
+    free(x->apex);
+    free(x->cbits);
+    x->apex = NULL;
+    x->cbits = NULL;
+}
+
+static cuzk_err ctx_alloc(snap_ctx *x)
+{
+    const cuzk_snap_config *c = x->c;
+    size_t ns = cuzk_merkle_sibling_count(&c->tree_r), nb = c->node_bits;
+    size_t scratch_n = ns > nb ? ns : nb;
+    x->apex = malloc((2 * c->apex_leaves + c->partition_bits + scratch_n) * sizeof *x->apex);
+    x->cbits = malloc((255 + nb) * sizeof *x->cbits);
+    if (!x->apex || !x->cbits) {
+        ctx_free(x);
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    }
+    x->scratch = x->apex + 2 * c->apex_leaves + c->partition_bits;
+    x->dbits = x->cbits + nb;
+    x->r = c->node_bits - c->partition_bits;
+    x->per = 254 / x->r;
+    x->digests = (c->challenges + x->per - 1) / x->per;
+    return CUZK_OK;
+}
+
+/* Everything before the first digest. */
+static cuzk_err ctx_top(cuzk_cs *cs, snap_ctx *x)
+{
+    const cuzk_snap_config *c = x->c;
+    const cuzk_snap_values *v = x->v;
     const cuzk_poseidon *gen, *p2;
     CUZK_TRY(cuzk_poseidon_gen_randomness(&gen));
     CUZK_TRY(cuzk_poseidon_merkle(2, &p2));
-    unsigned pb = c->partition_bits, nb = c->node_bits;
+    unsigned pb = c->partition_bits;
     cuzk_fr kh;
     if (v) {
         unsigned hi = 0;
@@ -144,86 +188,225 @@ cuzk_err cuzk_snap_synthesize(cuzk_cs *cs, const cuzk_snap_config *c, const cuzk
         cuzk_fr_zero(&kh);
     }
     static const cuzk_fr zero;
-    cuzk_num k_and_h, partition, comm_r_old, comm_d_new, comm_r_new, phi, in[2], roots[2], comm_c,
-        calc;
-    cuzk_bool khbits[4 + HS];
+    cuzk_num k_and_h, comm_r_old, comm_d_new, in[2], comm_c, calc;
     CUZK_TRY(cuzk_num_alloc(cs, &kh, &k_and_h));
     CUZK_TRY(cuzk_num_inputize(cs, &k_and_h));
-    CUZK_TRY(cuzk_num_to_allocated_bits(cs, &k_and_h, pb + HS, khbits));
-    CUZK_TRY(cuzk_pack_bits(cs, khbits, pb, &partition));
+    CUZK_TRY(cuzk_num_to_allocated_bits(cs, &k_and_h, pb + HS, x->khbits));
+    CUZK_TRY(cuzk_pack_bits(cs, x->khbits, pb, &x->partition));
     CUZK_TRY(cuzk_num_alloc(cs, v ? &v->comm_r_old : &zero, &comm_r_old));
     CUZK_TRY(cuzk_num_inputize(cs, &comm_r_old));
     CUZK_TRY(cuzk_num_alloc(cs, v ? &v->comm_d_new : &zero, &comm_d_new));
     CUZK_TRY(cuzk_num_inputize(cs, &comm_d_new));
-    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->comm_r_new : &zero, &comm_r_new));
-    CUZK_TRY(cuzk_num_inputize(cs, &comm_r_new));
+    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->comm_r_new : &zero, &x->comm_r_new));
+    CUZK_TRY(cuzk_num_inputize(cs, &x->comm_r_new));
     in[0] = comm_d_new, in[1] = comm_r_old;
-    CUZK_TRY(cuzk_poseidon_gadget(cs, gen, in, 2, &phi));
+    CUZK_TRY(cuzk_poseidon_gadget(cs, gen, in, 2, &x->phi));
     CUZK_TRY(cuzk_num_alloc(cs, v ? &v->comm_c : &zero, &comm_c));
-    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->root_r_old : &zero, &roots[0]));
-    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->root_r_new : &zero, &roots[1]));
-    size_t ns = cuzk_merkle_sibling_count(&c->tree_r);
-    size_t scratch_n = ns > nb ? ns : nb;
-    cuzk_num *apex = malloc((2 * c->apex_leaves + pb + scratch_n) * sizeof *apex);
-    cuzk_bool *cbits = malloc((size_t)(255 + nb) * sizeof *cbits);
-    if (!apex || !cbits) {
-        free(apex);
-        free(cbits);
-        return cuzk_fail(CUZK_ENOMEM, "out of memory");
-    }
-    cuzk_num *row = apex + c->apex_leaves, *ppath = row + c->apex_leaves, *scratch = ppath + pb;
-    cuzk_bool *dbits = cbits + nb;
-    cuzk_err e = alloc_nums(cs, v ? v->apex_leafs : NULL, c->apex_leaves, apex);
-    if (!e)
-        e = alloc_nums(cs, v ? v->partition_path : NULL, pb, ppath);
-    for (int r = 0; r < 2 && !e; r++) { /* comm_r = H(comm_c, root_r), old then new */
-        in[0] = comm_c, in[1] = roots[r];
-        if (!(e = cuzk_poseidon_gadget(cs, p2, in, 2, &calc)))
-            e = cuzk_num_equal(cs, &calc, r ? &comm_r_new : &comm_r_old);
+    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->root_r_old : &zero, &x->roots[0]));
+    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->root_r_new : &zero, &x->roots[1]));
+    cuzk_num *row = x->apex + c->apex_leaves, *ppath = row + c->apex_leaves;
+    CUZK_TRY(alloc_nums(cs, v ? v->apex_leafs : NULL, c->apex_leaves, x->apex));
+    CUZK_TRY(alloc_nums(cs, v ? v->partition_path : NULL, pb, ppath));
+    for (int r = 0; r < 2; r++) { /* comm_r = H(comm_c, root_r), old then new */
+        in[0] = comm_c, in[1] = x->roots[r];
+        CUZK_TRY(cuzk_poseidon_gadget(cs, p2, in, 2, &calc));
+        CUZK_TRY(cuzk_num_equal(cs, &calc, r ? &x->comm_r_new : &comm_r_old));
     }
     /* apex_por: the apex tree row by row, then its root up the partition
      * path to comm_d_new. */
-    memcpy(row, apex, c->apex_leaves * sizeof *row);
-    for (unsigned w = c->apex_leaves; w > 1 && !e; w /= 2)
-        for (unsigned i = 0; i < w / 2 && !e; i++) {
+    memcpy(row, x->apex, c->apex_leaves * sizeof *row);
+    for (unsigned w = c->apex_leaves; w > 1; w /= 2)
+        for (unsigned i = 0; i < w / 2; i++) {
             cuzk_num pair[2] = {row[2 * i], row[2 * i + 1]};
-            e = cuzk_sha256_fr_gadget(cs, pair, 2, &row[i]);
+            CUZK_TRY(cuzk_sha256_fr_gadget(cs, pair, 2, &row[i]));
         }
     cuzk_merkle_shape pt = {2, pb, 0, 0, CUZK_MERKLE_SHA256};
-    if (!e && pb)
-        e = por_no_input(cs, &pt, khbits, &row[0], ppath, &comm_d_new);
-    else if (!e)
-        e = cuzk_num_equal(cs, &row[0], &comm_d_new);
-    /* gen_challenge_bits, then each challenge as its bits come. */
-    unsigned r = nb - pb, per = 254 / r, digests = (c->challenges + per - 1) / per, done = 0;
-    for (unsigned j = 0; j < digests && !e; j++) {
-        cuzk_fr idx, dj;
-        cuzk_num di, digest;
-        cuzk_fr_from_u64(&dj, digests);
-        blst_fr_mul(&idx, &partition.val, &dj);
-        cuzk_fr_from_u64(&dj, j);
-        blst_fr_add(&idx, &idx, &dj);
-        if ((e = cuzk_num_alloc(cs, &idx, &di)))
-            break;
-        cuzk_term ta[2] = {{partition.var, {{0}}}, {CUZK_VAR_ONE, dj}};
-        cuzk_fr_from_u64(&ta[0].coeff, digests);
-        cuzk_term tb = {CUZK_VAR_ONE, *cuzk_cs_one()}, tc = {di.var, *cuzk_cs_one()};
-        if ((e = cuzk_cs_enforce(cs, ta, j ? 2 : 1, &tb, 1, &tc, 1, "digest_index")))
-            break;
-        in[0] = comm_r_new, in[1] = di;
-        if ((e = cuzk_poseidon_gadget(cs, gen, in, 2, &digest)) ||
-            (e = cuzk_num_to_allocated_bits(cs, &digest, 255, dbits)))
-            break;
-        unsigned take = j == digests - 1 ? c->challenges - done : per;
-        for (unsigned i = 0; i < take && !e; i++, done++) {
-            memcpy(cbits, dbits + i * r, r * sizeof *cbits);
-            memcpy(cbits + r, khbits, pb * sizeof *cbits);
-            e = synth_challenge(cs, c, cbits, khbits + pb, &phi, roots, apex,
-                                v ? &v->challenges[done] : NULL, scratch);
-        }
+    if (pb)
+        return por_no_input(cs, &pt, x->khbits, &row[0], ppath, &comm_d_new);
+    return cuzk_num_equal(cs, &row[0], &comm_d_new);
+}
+
+/* gen_challenge_bits' digest j: its index, hash and bits (into dbits). */
+static cuzk_err ctx_digest(cuzk_cs *cs, snap_ctx *x, unsigned j)
+{
+    const cuzk_poseidon *gen;
+    CUZK_TRY(cuzk_poseidon_gen_randomness(&gen));
+    cuzk_fr idx, dj;
+    cuzk_num di, digest, in[2];
+    cuzk_fr_from_u64(&dj, x->digests);
+    blst_fr_mul(&idx, &x->partition.val, &dj);
+    cuzk_fr_from_u64(&dj, j);
+    blst_fr_add(&idx, &idx, &dj);
+    CUZK_TRY(cuzk_num_alloc(cs, &idx, &di));
+    cuzk_term ta[2] = {{x->partition.var, {{0}}}, {CUZK_VAR_ONE, dj}};
+    cuzk_fr_from_u64(&ta[0].coeff, x->digests);
+    cuzk_term tb = {CUZK_VAR_ONE, *cuzk_cs_one()}, tc = {di.var, *cuzk_cs_one()};
+    CUZK_TRY(cuzk_cs_enforce(cs, ta, j ? 2 : 1, &tb, 1, &tc, 1, "digest_index"));
+    in[0] = x->comm_r_new, in[1] = di;
+    CUZK_TRY(cuzk_poseidon_gadget(cs, gen, in, 2, &digest));
+    return cuzk_num_to_allocated_bits(cs, &digest, 255, x->dbits);
+}
+
+/* Challenge l of digest j (bits from dbits). */
+static cuzk_err ctx_challenge(cuzk_cs *cs, snap_ctx *x, unsigned j, unsigned l)
+{
+    unsigned i = j * x->per + l, pb = x->c->partition_bits;
+    memcpy(x->cbits, x->dbits + l * x->r, x->r * sizeof *x->cbits);
+    memcpy(x->cbits + x->r, x->khbits, pb * sizeof *x->cbits);
+    return synth_challenge(cs, x->c, x->cbits, x->khbits + pb, &x->phi, x->roots, x->apex,
+                           x->v ? &x->v->challenges[i] : NULL, x->scratch);
+}
+
+static unsigned digest_challenges(const snap_ctx *x, unsigned j)
+{
+    return j == x->digests - 1 ? x->c->challenges - j * x->per : x->per;
+}
+
+cuzk_err cuzk_snap_synthesize(cuzk_cs *cs, const cuzk_snap_config *c, const cuzk_snap_values *v)
+{
+    snap_ctx x = {.c = c, .v = v};
+    CUZK_TRY(ctx_alloc(&x));
+    cuzk_err e = ctx_top(cs, &x);
+    for (unsigned j = 0; j < x.digests && !e; j++) {
+        e = ctx_digest(cs, &x, j);
+        for (unsigned l = 0; l < digest_challenges(&x, j) && !e; l++)
+            e = ctx_challenge(cs, &x, j, l);
     }
-    free(apex);
-    free(cbits);
+    ctx_free(&x);
+    return e;
+}
+
+/* ---- the witness, a challenge per task ----
+ *
+ * The top (inputs and the apex tree: 5.7 M constraints at 32 GiB) is
+ * synthesized once; each task starts from it as a base (cs.h
+ * cuzk_cs_set_base), synthesizes its challenge's digest in its own memory
+ * (the first challenge of each digest also places the digest's aux) and
+ * its challenge through an aux window straight into the assignment: top |
+ * (digest j | its challenges) for each j. */
+
+typedef struct {
+    snap_ctx top;
+    const cuzk_cs *top_cs;
+    uint64_t ta, d, ch, n_in;
+    cuzk_fr *w;
+    cuzk_err *errs;
+    char (*msgs)[256];
+} snap_job;
+
+static void snap_task(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    snap_job *q = ctx;
+    cuzk_cs *cs = NULL;
+    snap_ctx x = q->top; /* the top's variables; its own scratch */
+    x.apex = NULL, x.cbits = NULL;
+    cuzk_err e = ctx_alloc(&x);
+    if (!e)
+        memcpy(x.apex, q->top.apex, (2 * x.c->apex_leaves + x.c->partition_bits) * sizeof *x.apex);
+    for (size_t i = begin; i < end; i++) {
+        unsigned j = (unsigned)i / x.per, l = (unsigned)i % x.per;
+        uint64_t at_d = q->ta + (uint64_t)j * (q->d + x.per * q->ch);
+        if (!e)
+            e = cs ? cuzk_cs_reset(cs) : cuzk_cs_new(&cs, CUZK_CS_WITNESS);
+        if (!e)
+            e = cuzk_cs_set_base(cs, cuzk_cs_inputs(q->top_cs), cuzk_cs_num_inputs(q->top_cs),
+                                 cuzk_cs_aux(q->top_cs), q->ta);
+        if (!e)
+            e = ctx_digest(cs, &x, j);
+        if (!e && l == 0)
+            memcpy(q->w + q->n_in + at_d, cuzk_cs_aux(cs), q->d * sizeof *q->w);
+        if (!e)
+            e = cuzk_cs_set_aux_window(cs, q->w + q->n_in + at_d + q->d + l * q->ch, q->ch);
+        if (!e)
+            e = ctx_challenge(cs, &x, j, l);
+        if (!e && cuzk_cs_num_aux(cs) != q->ta + q->d + q->ch)
+            e = cuzk_fail(CUZK_EINTERNAL, "challenge %zu: %llu aux, not %llu", i,
+                          (unsigned long long)cuzk_cs_num_aux(cs),
+                          (unsigned long long)(q->ta + q->d + q->ch));
+        q->errs[i] = e;
+        if (e)
+            snprintf(q->msgs[i], sizeof q->msgs[i], "challenge %zu: %s", i, cuzk_errmsg());
+    }
+    cuzk_cs_free(cs);
+    ctx_free(&x);
+}
+
+/* Aux of the top, of a digest and of a challenge, for the last config
+ * asked (a blank run, once per config). */
+static cuzk_err part_counts(const cuzk_snap_config *c, uint64_t n[3])
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static cuzk_snap_config last;
+    static uint64_t counts[3];
+    static int have;
+    pthread_mutex_lock(&lock);
+    cuzk_err e = CUZK_OK;
+    if (!have || memcmp(&last, c, sizeof last)) {
+        snap_ctx x = {.c = c};
+        cuzk_cs *cs = NULL;
+        if (!(e = ctx_alloc(&x)) && !(e = cuzk_cs_new(&cs, CUZK_CS_WITNESS)) &&
+            !(e = ctx_top(cs, &x))) {
+            uint64_t t = cuzk_cs_num_aux(cs);
+            if (!(e = ctx_digest(cs, &x, 0))) {
+                uint64_t d = cuzk_cs_num_aux(cs) - t;
+                if (!(e = ctx_challenge(cs, &x, 0, 0))) {
+                    counts[0] = t, counts[1] = d, counts[2] = cuzk_cs_num_aux(cs) - t - d;
+                    last = *c;
+                    have = 1;
+                }
+            }
+        }
+        cuzk_cs_free(cs);
+        ctx_free(&x);
+    }
+    memcpy(n, counts, sizeof counts);
+    pthread_mutex_unlock(&lock);
+    return e;
+}
+
+cuzk_err cuzk_snap_witness(const cuzk_snap_config *c, const cuzk_snap_values *v, cuzk_fr **w,
+                           size_t *n)
+{
+    *w = NULL;
+    *n = 0;
+    uint64_t cnt[3];
+    CUZK_TRY(part_counts(c, cnt));
+    snap_job q = {.ta = cnt[0], .d = cnt[1], .ch = cnt[2]};
+    q.top.c = c, q.top.v = v;
+    cuzk_cs *top = NULL;
+    cuzk_err e = ctx_alloc(&q.top);
+    if (!e && !(e = cuzk_cs_new(&top, CUZK_CS_WITNESS)))
+        e = ctx_top(top, &q.top);
+    q.top_cs = top;
+    size_t total = 0;
+    if (!e) {
+        q.n_in = cuzk_cs_num_inputs(top);
+        total = q.n_in + q.ta + q.top.digests * q.d + (size_t)c->challenges * q.ch;
+        q.errs = calloc(c->challenges, sizeof *q.errs);
+        q.msgs = calloc(c->challenges, sizeof *q.msgs);
+        q.w = malloc(total * sizeof *q.w);
+        if (!q.errs || !q.msgs || !q.w)
+            e = cuzk_fail(CUZK_ENOMEM, "out of memory for a witness of %zu variables", total);
+    }
+    if (!e) {
+        memcpy(q.w, cuzk_cs_inputs(top), q.n_in * sizeof *q.w);
+        memcpy(q.w + q.n_in, cuzk_cs_aux(top), q.ta * sizeof *q.w);
+        cuzk_parallel_for(c->challenges, 1, snap_task, &q);
+        for (unsigned i = 0; i < c->challenges && !e; i++)
+            if (q.errs[i])
+                e = cuzk_fail(q.errs[i], "%s", q.msgs[i]);
+    }
+    if (e) {
+        free(q.w);
+    } else {
+        *w = q.w;
+        *n = total;
+    }
+    free(q.errs);
+    free(q.msgs);
+    cuzk_cs_free(top);
+    ctx_free(&q.top);
     return e;
 }
 

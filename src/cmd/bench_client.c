@@ -10,7 +10,8 @@
  *   cuzk-bench preload ID | evict ID
  *   cuzk-bench stress  JOB-SPEC --duration S [-j J] [--rate R] [--mixed]
  *                 jobs of all four priorities (and with --mixed, every fifth
- *                 one of a Filecoin kind, which must fail cleanly) for S
+ *                 one a SnapDeals job with a junk partition proof, which must
+ *                 fail cleanly, naming vanilla_proofs[0]) for S
  *                 seconds, at most R per second; latency per priority
  *   cuzk-bench memmon  --pid PID [--interval-ms I] [--duration S] [--out CSV]
  *                 samples the daemon's RSS (/proc) and its pinned, device and
@@ -1060,9 +1061,14 @@ static void *stress_worker(void *arg)
         int prio = 1 + i % 4, filecoin = o->mixed && i % 5 == 4;
         Cuzk__V1__SubmitProofRequest req = st->js->req; /* shallow: shared inputs */
         req.priority = (Cuzk__V1__Priority)prio;
-        if (filecoin) {
+        static uint8_t junk[2] = {1, 2}, zero[32];
+        static ProtobufCBinaryData junk_proof = {sizeof junk, junk};
+        if (filecoin) { /* a SnapDeals job whose partition proof is not one */
             req.proof_kind = CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE;
             req.n_witnesses = 0;
+            req.n_vanilla_proofs = 1;
+            req.vanilla_proofs = &junk_proof;
+            req.comm_r_old = req.comm_d_new = req.comm_r_new = (ProtobufCBinaryData){32, zero};
         }
         job_spec one = *st->js;
         one.req = req;
@@ -1080,7 +1086,7 @@ static void *stress_worker(void *arg)
             st->completed++;
             st->lat[prio][st->n_lat[prio]++] = t;
         } else if (r->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED && filecoin &&
-                   strstr(r->error_message, "not available yet")) {
+                   strstr(r->error_message, "vanilla_proofs[0]")) {
             st->failed_expected++;
         } else if (r->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED) {
             st->cancelled++;

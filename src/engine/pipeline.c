@@ -770,7 +770,7 @@ static cuzk_err decode_snap(job *jb)
     return CUZK_OK;
 }
 
-/* A SnapDeals partition's witness: witness-only synthesis of its values. */
+/* A SnapDeals partition's witness: its challenges on all cores. */
 static cuzk_err snap_witness(const job *jb, uint32_t k, cuzk_fr **w, size_t *n)
 {
     *w = NULL;
@@ -783,15 +783,7 @@ static cuzk_err snap_witness(const job *jb, uint32_t k, cuzk_fr **w, size_t *n)
     for (int i = 0; i < 3; i++)
         CUZK_TRY(cuzk_fr_from_bytes_le(&com[i], raw[i]));
     CUZK_TRY(cuzk_snap_values_of(&c, k, &com[0], &com[1], &com[2], &jb->snap[k], &v));
-    cuzk_cs *cs = NULL;
-    cuzk_err e = cuzk_cs_new(&cs, CUZK_CS_WITNESS);
-    if (!e)
-        e = cuzk_snap_synthesize(cs, &c, &v);
-    if (!e)
-        e = cuzk_cs_finish(cs);
-    if (!e)
-        e = cuzk_cs_assignment(cs, w, n);
-    cuzk_cs_free(cs);
+    cuzk_err e = cuzk_snap_witness(&c, &v, w, n);
     cuzk_snap_values_free(&v);
     return e;
 }

@@ -162,8 +162,9 @@ check(v1 == submit(proof_kind=pb.POREP_SEAL_COMMIT, vanilla_proof=b"first", sect
                    request_id="rq-2"), "request_id idempotent for a vanilla proof")
 for what, kw in (("vanilla proof", dict(vanilla_proof=b"other", sector_number=5)),
                  ("sector", dict(vanilla_proof=b"first", sector_number=6)),
-                 ("kind", dict(proof_kind=pb.SNAP_DEALS_UPDATE, vanilla_proof=b"first",
-                               sector_number=5))):
+                 ("kind", dict(proof_kind=pb.SNAP_DEALS_UPDATE, vanilla_proofs=[b"first"],
+                               sector_number=5, comm_r_old=bytes(32), comm_d_new=bytes(32),
+                               comm_r_new=bytes(32)))):
     kw.setdefault("proof_kind", pb.POREP_SEAL_COMMIT)
     expect_error(eng.SubmitProof, pb.SubmitProofRequest(request_id="rq-2", **kw),
                  grpc.StatusCode.INVALID_ARGUMENT, 'request_id "rq-2" names another request',

@@ -10,6 +10,8 @@
  *   - synthetic updates at every registry size verify, partition by
  *     partition, and a changed leaf, apex leaf, comm_c, commitment or
  *     partition index does not;
+ *   - cuzk_snap_witness (challenges in parallel) equals the sequential
+ *     witness-mode assignment byte for byte;
  *   - PartitionProof bincode: decode(encode(p)) encodes to the same bytes;
  *     every truncation and a trailing byte fail naming the field. */
 #include "check.h"
@@ -133,6 +135,18 @@ static void circuit_check(const cuzk_snap_update *u)
         CHECK_OK(
             cuzk_snap_public_inputs(c, k, &u->comm_r_old, &u->comm_d_new, &u->comm_r_new, want));
         CHECK(!memcmp(want, cuzk_cs_inputs(cs) + 1, sizeof want));
+        cuzk_cs_free(cs);
+        /* The parallel witness (a base, windows) is the sequential one. */
+        cuzk_fr *w1 = NULL, *w2 = NULL;
+        size_t n1 = 0, n2 = 0;
+        CHECK_OK(cuzk_cs_new(&cs, CUZK_CS_WITNESS));
+        CHECK_OK(cuzk_snap_synthesize(cs, c, &v));
+        CHECK_OK(cuzk_cs_finish(cs));
+        CHECK_OK(cuzk_cs_assignment(cs, &w1, &n1));
+        CHECK_OK(cuzk_snap_witness(c, &v, &w2, &n2));
+        CHECK(n1 && n1 == n2 && w1 && w2 && !memcmp(w1, w2, n1 * sizeof *w1));
+        free(w1);
+        free(w2);
         cuzk_cs_free(cs);
         if (k == 0) {
             cuzk_fr one;
