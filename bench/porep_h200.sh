@@ -7,13 +7,17 @@
 #   c2       a 32 GiB PoRep C2 in memory: the circuit, its parameters by a
 #            setup on the GPU, one request by phase, then JOBS requests
 #            sustained through the engine (cuzk-bench porep --jobs JOBS)
+#   synth    the CPU's share of a 32 GiB PoRep partition: witness and SpMV
+#            (cuzk-bench porep --synthesis-only)
+#   snap     a 32 GiB SnapDeals proof the same way (cuzk-bench snap
+#            --update-proof 3 --jobs JOBS)
 # Usage: bench/porep_h200.sh BUNDLE_DIR OUT_DIR [PARTS...]   (default: all)
 # Environment: JOBS (4), PARTITIONS (10: of the by-phase request).
 set -uo pipefail
 BD=$1
 O=$2
 shift 2
-parts=${*:-gen witness c2}
+parts=${*:-gen witness c2 synth snap}
 export LD_LIBRARY_PATH="$BD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 B="$BD/bin"
 W=${POREP_WORK:-/tmp/cuzk-porep-bench}
@@ -40,6 +44,11 @@ for p in $parts; do
     c2)
         step c2 "$B/cuzk-bench" porep --registered-proof 8 --backend cuda \
             --partitions "${PARTITIONS:-10}" --jobs "${JOBS:-4}"
+        ;;
+    synth) step synth "$B/cuzk-bench" porep --registered-proof 8 --synthesis-only --partitions 4 ;;
+    snap)
+        step snap "$B/cuzk-bench" snap --update-proof 3 --backend cuda --partitions 4 \
+            --jobs "${JOBS:-4}"
         ;;
     *)
         echo "unknown part $p"

@@ -43,6 +43,18 @@ cuzk_err bench_setup_memory(const cuzk_pce *pce, double pce_s, const char *setup
                             cuzk_backend *be, cuzk_params *params);
 /* cuzk-bench porep (bench_porep.c). */
 int bench_porep(int argc, char **argv);
+/* J copies of the request q (its inputs about `bytes`) submitted at once to
+ * an engine on backend bn that adopts params and *pce (moved into it: *pce
+ * becomes NULL) as fp's circuit; prints each job's end and phases, then the
+ * steady s/proof, GPU busy, synthesis and prove time per partition, peak
+ * RSS and device memory (bench_porep.c). */
+#include "cuzk/filecoin.h"
+#include "cuzk/jobs.h"
+cuzk_err bench_sustained(const cuzk_fc_proof *fp, const cuzk_job_request *q, size_t bytes, int jobs,
+                         unsigned synth, uint64_t budget, const char *bn, cuzk_params *params,
+                         cuzk_pce **pce);
+/* cuzk-bench snap (bench_snap.c). */
+int bench_snap(int argc, char **argv);
 
 #include <stddef.h>
 #include <stdint.h>

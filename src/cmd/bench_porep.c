@@ -112,10 +112,11 @@ static cuzk_err single(const char *env, size_t env_len, uint64_t miner, uint64_t
     return e;
 }
 
-/* Section 3: J jobs through the engine; params and pce move into it. */
-static cuzk_err sustained(const cuzk_fc_proof *fp, const char *env, size_t env_len, uint64_t miner,
-                          uint64_t sector, int jobs, unsigned synth, uint64_t budget,
-                          const char *bn, cuzk_params *params, cuzk_pce **pce)
+/* Section 3: J jobs of the request q (its inputs about `bytes`) through an
+ * engine that adopts params and pce (bench.h). */
+cuzk_err bench_sustained(const cuzk_fc_proof *fp, const cuzk_job_request *q, size_t bytes, int jobs,
+                         unsigned synth, uint64_t budget, const char *bn, cuzk_params *params,
+                         cuzk_pce **pce)
 {
     cuzk_srs_manager *srs = NULL;
     cuzk_jobs *eng = NULL;
@@ -133,7 +134,7 @@ static cuzk_err sustained(const cuzk_fc_proof *fp, const char *env, size_t env_l
                             .param_dir = ".",
                             .retain = (size_t)jobs + 1,
                             .max_queued = (size_t)jobs + 1,
-                            .max_queued_bytes = (uint64_t)jobs * (env_len + 4096),
+                            .max_queued_bytes = (uint64_t)jobs * (bytes + 4096),
                             .synthesis_workers = synth,
                             .memory_budget = budget,
                             .mem_sample_ms = 20};
@@ -150,21 +151,10 @@ static cuzk_err sustained(const cuzk_fc_proof *fp, const char *env, size_t env_l
         dm = bench_devmem_start(ords, n_devs);
     }
     double t0 = cuzk_now(), dev_first = 0, syn_ms = 0, prove_ms = 0;
-    const uint8_t *vp[1] = {(const uint8_t *)env};
-    size_t vs[1] = {env_len};
     for (int i = 0; i < jobs && !e; i++) {
-        cuzk_job_request q;
-        memset(&q, 0, sizeof q);
-        q.kind = CUZK_KIND_POREP_SEAL_COMMIT;
-        q.registered_proof = fp->number;
-        q.sector_number = sector;
-        q.miner_id = miner;
-        q.vanilla_proofs = vp;
-        q.vanilla_sizes = vs;
-        q.n_vanilla = 1;
         uint32_t pos;
         int existing;
-        e = cuzk_jobs_submit(eng, &q, ids[i], &pos, &existing);
+        e = cuzk_jobs_submit(eng, q, ids[i], &pos, &existing);
     }
     int completed = 0;
     for (int i = 0; i < jobs && !e; i++) {
@@ -298,8 +288,17 @@ c1:
     }
     cuzk_backend_close(be); /* the engine opens its own */
     be = NULL;
+    const uint8_t *vp[1] = {(const uint8_t *)env};
+    size_t vs[1] = {env_len};
+    cuzk_job_request q = {.kind = CUZK_KIND_POREP_SEAL_COMMIT,
+                          .registered_proof = fp->number,
+                          .sector_number = sector,
+                          .miner_id = miner,
+                          .vanilla_proofs = vp,
+                          .vanilla_sizes = vs,
+                          .n_vanilla = 1};
     if (jobs && !witness_only &&
-        (e = sustained(fp, env, env_len, miner, sector, jobs, synth, budget, bn, &params, &pce)))
+        (e = bench_sustained(fp, &q, env_len, jobs, synth, budget, bn, &params, &pce)))
         rc = bench_die("porep: sustained", e);
 out:
     free(json);

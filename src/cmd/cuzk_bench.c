@@ -416,6 +416,11 @@ static const struct {
      "                 [--setup-backend B] [--synthesis-workers W] [--budget auto|NGiB]\n"
      "                 [--witness-only | --synthesis-only]",
      0},
+    {"snap", "a Filecoin SnapDeals proof in memory by phase, then sustained through the engine",
+     "snap --update-proof N [--partitions K] [--jobs J] [--seed S] [--backend B]\n"
+     "                [--setup-backend B] [--synthesis-workers W] [--budget auto|NGiB]\n"
+     "                [--witness-only]",
+     0},
     {"synth-witness", "the synthetic circuit's witness alone (--compare: against the build)",
      "synth-witness --log K [--public N] [--seed S] [--reps R] [--compare]", 0},
     {"gpu-ntt", "the four NTTs on a GPU (device time)", "gpu-ntt --log K [--reps R] [--device N]",
@@ -525,6 +530,8 @@ int main(int argc, char **argv)
         return bench_post(argc - 2, argv + 2);
     if (!strcmp(argv[1], "porep"))
         return bench_porep(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "snap"))
+        return bench_snap(argc - 2, argv + 2);
     if (!strcmp(argv[1], "synth-witness"))
         return bench_synth_witness(argc - 2, argv + 2);
     fprintf(stderr, "cuzk-bench: unknown benchmark \"%s\"\n", argv[1]);
