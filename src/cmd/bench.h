@@ -53,6 +53,16 @@ int bench_porep(int argc, char **argv);
 cuzk_err bench_sustained(const cuzk_fc_proof *fp, const cuzk_job_request *q, size_t bytes, int jobs,
                          unsigned synth, uint64_t budget, const char *bn, cuzk_params *params,
                          cuzk_pce **pce);
+/* The options porep and snap share (backend, setup backend, seed,
+ * partitions of the by-phase request, jobs, synthesis workers, budget);
+ * -1 with the error message set for values out of range. */
+typedef struct {
+    const char *backend, *setup_backend;
+    uint64_t seed, budget;
+    unsigned partitions, synthesis_workers;
+    int jobs;
+} bench_fc_opts;
+int bench_fc_opts_parse(int argc, char **argv, const cuzk_fc_proof *fp, bench_fc_opts *o);
 /* cuzk-bench snap (bench_snap.c). */
 int bench_snap(int argc, char **argv);
 

@@ -211,6 +211,30 @@ cuzk_err bench_sustained(const cuzk_fc_proof *fp, const cuzk_job_request *q, siz
     return e;
 }
 
+int bench_fc_opts_parse(int argc, char **argv, const cuzk_fc_proof *fp, bench_fc_opts *o)
+{
+    o->backend = bench_arg(argc, argv, "--backend", "auto");
+    o->setup_backend = bench_arg(argc, argv, "--setup-backend", o->backend);
+    o->seed = strtoull(bench_arg(argc, argv, "--seed", "1"), NULL, 0);
+    o->partitions = (unsigned)atoi(bench_arg(argc, argv, "--partitions", "0"));
+    o->jobs = atoi(bench_arg(argc, argv, "--jobs", "0"));
+    o->synthesis_workers = (unsigned)atoi(bench_arg(argc, argv, "--synthesis-workers", "2"));
+    const char *bs = bench_arg(argc, argv, "--budget", "auto");
+    o->budget =
+        !strcmp(bs, "auto") ? cuzk_mem_available() / 10 * 9 : strtoull(bs, NULL, 0) * (uint64_t)GIB;
+    if (!o->partitions)
+        o->partitions = fp->partitions;
+    if (o->partitions > fp->partitions || o->jobs < 0 || o->jobs > 1000 ||
+        o->synthesis_workers < 1 || !o->budget) {
+        cuzk_fail(CUZK_EINVAL,
+                  "--partitions 1..%u, --jobs 0..1000, --synthesis-workers >= 1, "
+                  "--budget auto|GiB",
+                  fp->partitions);
+        return -1;
+    }
+    return 0;
+}
+
 int bench_porep(int argc, char **argv)
 {
     const char *num = bench_arg(argc, argv, "--registered-proof", NULL);
@@ -218,22 +242,13 @@ int bench_porep(int argc, char **argv)
     if (!fp)
         return bench_die("porep", cuzk_fail(CUZK_EINVAL, "--registered-proof: a "
                                                          "RegisteredSealProof number is needed"));
-    const char *bn = bench_arg(argc, argv, "--backend", "auto");
-    const char *sbn = bench_arg(argc, argv, "--setup-backend", bn);
-    uint64_t seed = strtoull(bench_arg(argc, argv, "--seed", "1"), NULL, 0);
-    unsigned parts = (unsigned)atoi(bench_arg(argc, argv, "--partitions", "0"));
-    int jobs = atoi(bench_arg(argc, argv, "--jobs", "0"));
-    unsigned synth = (unsigned)atoi(bench_arg(argc, argv, "--synthesis-workers", "2"));
-    const char *bs = bench_arg(argc, argv, "--budget", "auto");
-    uint64_t budget =
-        !strcmp(bs, "auto") ? cuzk_mem_available() / 10 * 9 : strtoull(bs, NULL, 0) * (uint64_t)GIB;
-    if (!parts)
-        parts = fp->partitions;
-    if (parts > fp->partitions || jobs < 0 || jobs > 1000 || synth < 1 || !budget)
-        return bench_die("porep", cuzk_fail(CUZK_EINVAL,
-                                            "--partitions 1..%u, --jobs 0..1000, "
-                                            "--synthesis-workers >= 1, --budget auto|GiB",
-                                            fp->partitions));
+    bench_fc_opts fo;
+    if (bench_fc_opts_parse(argc, argv, fp, &fo))
+        return bench_die("porep", CUZK_EINVAL);
+    const char *bn = fo.backend, *sbn = fo.setup_backend;
+    uint64_t seed = fo.seed, budget = fo.budget;
+    unsigned parts = fo.partitions, synth = fo.synthesis_workers;
+    int jobs = fo.jobs;
     const uint64_t miner = 1000, sector = 1;
     cuzk_backend *be = NULL;
     cuzk_err e = cuzk_backend_open(bn, &be);

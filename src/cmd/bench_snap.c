@@ -105,23 +105,14 @@ int bench_snap(int argc, char **argv)
     if (!fp)
         return bench_die("snap", cuzk_fail(CUZK_EINVAL, "--update-proof: a RegisteredUpdateProof "
                                                         "number 0..4 is needed"));
-    const char *bn = bench_arg(argc, argv, "--backend", "auto");
-    const char *sbn = bench_arg(argc, argv, "--setup-backend", bn);
-    uint64_t seed = strtoull(bench_arg(argc, argv, "--seed", "1"), NULL, 0);
-    unsigned parts = (unsigned)atoi(bench_arg(argc, argv, "--partitions", "0"));
-    int jobs = atoi(bench_arg(argc, argv, "--jobs", "0"));
-    unsigned synth = (unsigned)atoi(bench_arg(argc, argv, "--synthesis-workers", "2"));
-    const char *bs = bench_arg(argc, argv, "--budget", "auto");
-    uint64_t budget =
-        !strcmp(bs, "auto") ? cuzk_mem_available() / 10 * 9 : strtoull(bs, NULL, 0) * (uint64_t)GIB;
+    bench_fc_opts fo;
+    if (bench_fc_opts_parse(argc, argv, fp, &fo))
+        return bench_die("snap", CUZK_EINVAL);
+    const char *bn = fo.backend, *sbn = fo.setup_backend;
+    uint64_t seed = fo.seed, budget = fo.budget;
+    unsigned parts = fo.partitions, synth = fo.synthesis_workers;
+    int jobs = fo.jobs;
     int witness_only = bench_flag(argc, argv, "--witness-only");
-    if (!parts)
-        parts = fp->partitions;
-    if (parts > fp->partitions || jobs < 0 || jobs > 1000 || synth < 1 || !budget)
-        return bench_die("snap", cuzk_fail(CUZK_EINVAL,
-                                           "--partitions 1..%u, --jobs 0..1000, "
-                                           "--synthesis-workers >= 1, --budget auto|GiB",
-                                           fp->partitions));
     cuzk_backend *be = NULL;
     cuzk_err e = cuzk_backend_open(bn, &be);
     if (e)
