@@ -24,9 +24,10 @@
  * comm_r_last).
  *
  * Everything is held in memory: the data, the replica and all L layers
- * (L + 2 times the sector size). Labelling is sequential within a layer
- * and regenerates each node's parents per layer (about 25 µs a node), so
- * this is meant for test sectors (2 KiB .. a few MiB), not 32 GiB. */
+ * (L + 2 times the sector size). Labelling is sequential within a layer;
+ * each node's parents (about 25 µs of BLAKE2b and Feistel a node) come from
+ * all threads, 64 Ki nodes at a time, ahead of it. This is meant for test
+ * sectors (2 KiB .. 512 MiB), not 32 GiB. */
 #ifndef CUZK_SEAL_H
 #define CUZK_SEAL_H
 

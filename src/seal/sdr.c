@@ -2,10 +2,12 @@
  * and the commitments (include/cuzk/seal.h says what each is and where
  * rust-fil-proofs defines it). */
 #include "cuzk/seal.h"
+#include "cuzk/threads.h"
 #include "cuzk/piece.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/sha256.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,44 +58,77 @@ cuzk_err cuzk_seal_tree_shape(uint64_t sector_size, cuzk_merkle_shape *out)
                      (unsigned long long)sector_size);
 }
 
+/* Parents of nodes [first, first + n), computed on all threads (they do
+ * not depend on labels): node first + i's at out + i * CUZK_POREP_DEGREE. */
+typedef struct {
+    const cuzk_porep_graph *g;
+    uint64_t first;
+    uint32_t *out;
+    atomic_int err;
+} parents_job;
+
+static void parents_range(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    parents_job *j = ctx;
+    for (size_t i = begin; i < end; i++) {
+        uint64_t v = j->first + i;
+        if (v == 0) /* node 0 hashes no parents */
+            continue;
+        cuzk_err e = cuzk_porep_parents(j->g, (uint32_t)v, j->out + i * CUZK_POREP_DEGREE);
+        if (e)
+            atomic_store(&j->err, (int)e);
+    }
+}
+
+#define PARENT_CHUNK ((uint64_t)1 << 16)
+
 /* One layer's labels. cur: this layer (nodes below v already labelled);
- * prev: the layer before, NULL for layer 1. buf holds the 64-byte prefix
- * and the 37 parent labels of one node. */
+ * prev: the layer before, NULL for layer 1. Labelling is sequential (each
+ * node hashes lower ones of its layer); the parents of the next chunk of
+ * nodes come from all threads first. buf holds the 64-byte prefix and the
+ * 37 parent labels of one node. */
 static cuzk_err label_layer(const cuzk_porep_graph *g, const uint8_t replica_id[32], unsigned layer,
-                            const uint8_t *prev, uint8_t *cur)
+                            const uint8_t *prev, uint8_t *cur, uint32_t *par_buf)
 {
     uint8_t buf[64 + HASHED_PARENTS * NODE];
     memcpy(buf, replica_id, 32);
     memset(buf + 32, 0, 32);
     for (unsigned i = 0; i < 4; i++)
         buf[32 + i] = (uint8_t)(layer >> (24 - 8 * i));
-    for (uint64_t v = 0; v < g->nodes; v++) {
-        for (unsigned i = 0; i < 8; i++)
-            buf[36 + i] = (uint8_t)(v >> (56 - 8 * i));
-        size_t len = 64;
-        if (v > 0) {
-            uint32_t par[CUZK_POREP_DEGREE];
-            cuzk_err e = cuzk_porep_parents(g, (uint32_t)v, par);
-            if (e)
-                return e;
-            /* The parents in the order the hash takes them, before the
-             * repetition: DRG from this layer, then (after layer 1) the
-             * expanders from the previous one. */
-            unsigned deg = prev ? CUZK_POREP_DEGREE : CUZK_POREP_DRG_DEGREE;
-            uint8_t *p = buf + 64;
-            for (unsigned i = 0; i < deg; i++) {
-                const uint8_t *src = i < CUZK_POREP_DRG_DEGREE ? cur : prev;
-                memcpy(p + (size_t)i * NODE, src + (size_t)par[i] * NODE, NODE);
+    for (uint64_t first = 0; first < g->nodes; first += PARENT_CHUNK) {
+        uint64_t n = g->nodes - first < PARENT_CHUNK ? g->nodes - first : PARENT_CHUNK;
+        parents_job pj = {.g = g, .first = first, .out = par_buf};
+        atomic_init(&pj.err, 0);
+        cuzk_parallel_for((size_t)n, 256, parents_range, &pj);
+        if (atomic_load(&pj.err))
+            return cuzk_fail((cuzk_err)atomic_load(&pj.err), "SDR parents of nodes %llu..: %s",
+                             (unsigned long long)first, cuzk_errmsg());
+        for (uint64_t v = first; v < first + n; v++) {
+            for (unsigned i = 0; i < 8; i++)
+                buf[36 + i] = (uint8_t)(v >> (56 - 8 * i));
+            size_t len = 64;
+            if (v > 0) {
+                const uint32_t *par = par_buf + (v - first) * CUZK_POREP_DEGREE;
+                /* The parents in the order the hash takes them, before the
+                 * repetition: DRG from this layer, then (after layer 1) the
+                 * expanders from the previous one. */
+                unsigned deg = prev ? CUZK_POREP_DEGREE : CUZK_POREP_DRG_DEGREE;
+                uint8_t *p = buf + 64;
+                for (unsigned i = 0; i < deg; i++) {
+                    const uint8_t *src = i < CUZK_POREP_DRG_DEGREE ? cur : prev;
+                    memcpy(p + (size_t)i * NODE, src + (size_t)par[i] * NODE, NODE);
+                }
+                /* Repeat the first deg labels cyclically up to 37: layer 1
+                 * 6,6,6,6,6,6,1; later layers 14,14,9. */
+                for (unsigned i = deg; i < HASHED_PARENTS; i++)
+                    memcpy(p + (size_t)i * NODE, p + (size_t)(i % deg) * NODE, NODE);
+                len += HASHED_PARENTS * NODE;
             }
-            /* Repeat the first deg labels cyclically up to 37: layer 1
-             * 6,6,6,6,6,6,1; later layers 14,14,9. */
-            for (unsigned i = deg; i < HASHED_PARENTS; i++)
-                memcpy(p + (size_t)i * NODE, p + (size_t)(i % deg) * NODE, NODE);
-            len += HASHED_PARENTS * NODE;
+            uint8_t *out = cur + v * NODE;
+            cuzk_sha256(buf, len, out);
+            out[31] &= 0x3f;
         }
-        uint8_t *out = cur + v * NODE;
-        cuzk_sha256(buf, len, out);
-        out[31] &= 0x3f;
     }
     return CUZK_OK;
 }
@@ -104,13 +139,16 @@ cuzk_err cuzk_sdr_labels(const cuzk_porep_graph *g, const uint8_t replica_id[32]
     if (layers < 1 || layers > MAX_LAYERS)
         return cuzk_fail(CUZK_EINVAL, "SDR layers %u: want 1..%d", layers, MAX_LAYERS);
     size_t layer_bytes = (size_t)g->nodes * NODE;
-    for (unsigned l = 1; l <= layers; l++) {
+    uint32_t *par = malloc(PARENT_CHUNK * CUZK_POREP_DEGREE * sizeof *par);
+    if (!par)
+        return cuzk_fail(CUZK_ENOMEM, "out of memory");
+    cuzk_err e = CUZK_OK;
+    for (unsigned l = 1; l <= layers && !e; l++) {
         uint8_t *cur = labels + (size_t)(l - 1) * layer_bytes;
-        cuzk_err e = label_layer(g, replica_id, l, l > 1 ? cur - layer_bytes : NULL, cur);
-        if (e)
-            return e;
+        e = label_layer(g, replica_id, l, l > 1 ? cur - layer_bytes : NULL, cur, par);
     }
-    return CUZK_OK;
+    free(par);
+    return e;
 }
 
 /* n 32-byte words to field elements; EINVAL naming the word that is not
