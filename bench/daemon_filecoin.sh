@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# PoRep C2 and SnapDeals through cuzk-daemon, as Curio sends them, from a
+# bundle (scripts/bundle.sh) or a build's programs:
+#   porep  test parameters of the seal proof's circuit (`cuzk setup
+#          --circuit`, on disk: 47 GB + a 6.9 GB constraint system at
+#          32 GiB), a daemon preloading them, a `cuzk gen porep` C1 in
+#          Curio's envelope, JOBS requests at once (`cuzk-bench batch`) with
+#          the daemon's RSS and device memory sampled (`cuzk-bench memmon`),
+#          then one proof verified offline (`cuzk porep inputs` + `cuzk
+#          verify`)
+#   snap   the same for SnapDeals (`cuzk gen snap`, the request's
+#          commitments from its request.json)
+# Usage: bench/daemon_filecoin.sh BIN_DIR OUT_DIR [PARTS...]   (default: porep snap)
+# Environment: SIZE (32GiB; 2KiB for a dry run), BACKEND (cuda; cpu),
+# JOBS (4), BUDGET (100GiB), WORK (/tmp/cuzk-daemon-bench).
+set -uo pipefail
+BD=$1
+O=$2
+shift 2
+parts=${*:-porep snap}
+[ -d "$BD/lib" ] && export LD_LIBRARY_PATH="$BD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+B=$BD
+[ -d "$BD/bin" ] && B="$BD/bin"
+SIZE=${SIZE:-32GiB} BACKEND=${BACKEND:-cuda} JOBS=${JOBS:-4} BUDGET=${BUDGET:-100GiB}
+W=${WORK:-/tmp/cuzk-daemon-bench}
+rm -rf "$W" && mkdir -p "$W/params" "$O"
+case $SIZE in
+2KiB) SEAL=5 UPD=0 ;; 8MiB) SEAL=6 UPD=1 ;; 512MiB) SEAL=7 UPD=2 ;; 32GiB) SEAL=8 UPD=3 ;;
+64GiB) SEAL=9 UPD=4 ;; *) echo "SIZE $SIZE: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB" >&2 && exit 2 ;;
+esac
+circuit() { "$B/cuzk" filecoin list | awk -v f="$1" -v n="$2" '$1 == f && $2 == n {print $10}'; }
+rc=0
+step() { # name function: output to OUT/name.log, status and time to stdout
+    local name=$1
+    shift
+    echo "== $name: $*" | tee -a "$O/$name.log"
+    local t0=$SECONDS
+    "$@" >>"$O/$name.log" 2>&1
+    local r=$?
+    echo "== $name: rc=$r wall_s=$((SECONDS - t0))" | tee -a "$O/$name.log"
+    grep -E "^(batch|memmon|proof is valid|jobs)|completed=|peak_" "$O/$name.log" | tail -n 6
+    [ $r -eq 0 ] || rc=1
+    return $r
+}
+run_daemon() { # NAME CIRCUIT SPEC...: setup, daemon, batch with memmon, stop
+    local name=$1 id=$2
+    shift 2
+    "$B/cuzk" setup --circuit "$id" --out "$W/params" --backend "$BACKEND" || return 1
+    du -sh "$W/params"
+    "$B/cuzk-daemon" --listen "unix://$W/d.sock" --log-file "$O/$name-daemon.log" \
+        --param-cache "$W/params" --backend "$BACKEND" --preload "$id" --budget "$BUDGET" \
+        2>>"$O/$name-daemon.log" &
+    local d=$!
+    "$B/cuzk-bench" wait-ready --addr "unix://$W/d.sock" --timeout 900 || {
+        kill -TERM $d
+        return 1
+    }
+    "$B/cuzk-bench" memmon --addr "unix://$W/d.sock" --pid $d --interval-ms 200 \
+        --duration 3600 --out "$O/$name-mem.csv" >"$W/memmon.txt" 2>&1 &
+    local m=$!
+    "$B/cuzk-bench" batch --addr "unix://$W/d.sock" -n "$JOBS" -j "$JOBS" "$@"
+    local r=$?
+    "$B/cuzk-bench" single --addr "unix://$W/d.sock" "$@" --out "$W/$name.proof" \
+        --public-out "$W/$name.public" || r=1
+    kill -TERM $d
+    wait $d
+    wait $m 2>/dev/null # memmon ends with the daemon and prints its peaks
+    cat "$W/memmon.txt"
+    return $r
+}
+porep() {
+    "$B/cuzk" gen porep --sector-size "$SIZE" --registered-proof "$SEAL" --miner-id 1000 \
+        --sector-number 1 --out "$W/c1.json" || return 1
+    python3 -c 'import base64, json, sys
+c1 = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "w").write(json.dumps({"SectorNum": 1,
+    "Phase1Out": base64.b64encode(c1).decode(), "SectorSize": int(sys.argv[3])},
+    separators=(",", ":")))' "$W/c1.json" "$W/env.json" "$("$B/cuzk" filecoin list --json |
+        python3 -c "import json,sys; print([e['sector_size'] for e in json.load(sys.stdin) if e['family']=='seal' and e['number']==$SEAL][0])")" ||
+        return 1
+    run_daemon porep "$(circuit seal "$SEAL")" --kind porep --registered-proof "$SEAL" \
+        --vanilla "$W/env.json" --sector-number 1 --miner-id 1000 || return 1
+    "$B/cuzk" verify --vk "$(ls "$W"/params/*.vk | head -1)" --public "$W/porep.public" \
+        --proof "$W/porep.proof"
+}
+snap() {
+    "$B/cuzk" gen snap --sector-size "$SIZE" --out "$W/u" >"$W/u.txt" || return 1
+    local v=() k
+    for ((k = 0; ; k++)); do
+        [ -e "$W/u/partition-$k.vproof" ] || break
+        v+=(--vanilla "$W/u/partition-$k.vproof")
+    done
+    key() { sed -n "s/^$1=//p" "$W/u.txt"; }
+    run_daemon snap "$(circuit update "$UPD")" --kind snap --registered-proof "$UPD" "${v[@]}" \
+        --comm-r-old "$(key comm_r_old)" --comm-d-new "$(key comm_d_new)" \
+        --comm-r-new "$(key comm_r_new)" || return 1
+    "$B/cuzk" verify --vk "$(ls "$W"/params/*empty-sector-update*.vk | head -1)" \
+        --public "$W/snap.public" --proof "$W/snap.proof"
+}
+for p in $parts; do
+    case $p in
+    porep | snap) step "$p" "$p" ;;
+    *) echo "unknown part $p" >&2 && rc=2 ;;
+    esac
+    rm -rf "$W/params" && mkdir -p "$W/params" # one circuit's parameters at a time
+done
+rm -rf "$W"
+exit $rc
