@@ -29,19 +29,8 @@ case $SIZE in
 64GiB) SEAL=9 UPD=4 ;; *) echo "SIZE $SIZE: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB" >&2 && exit 2 ;;
 esac
 circuit() { "$B/cuzk" filecoin list | awk -v f="$1" -v n="$2" '$1 == f && $2 == n {print $10}'; }
-rc=0
-step() { # name function: output to OUT/name.log, status and time to stdout
-    local name=$1
-    shift
-    echo "== $name: $*" | tee -a "$O/$name.log"
-    local t0=$SECONDS
-    "$@" >>"$O/$name.log" 2>&1
-    local r=$?
-    echo "== $name: rc=$r wall_s=$((SECONDS - t0))" | tee -a "$O/$name.log"
-    grep -E "^(batch|memmon|proof is valid|jobs)|completed=|peak_" "$O/$name.log" | tail -n 6
-    [ $r -eq 0 ] || rc=1
-    return $r
-}
+. "$(dirname "$0")/lib.sh"
+STEP_SHOW="^(batch|memmon|proof is valid|jobs)|completed=|peak_"
 run_daemon() { # NAME CIRCUIT SPEC...: setup, daemon, batch with memmon, stop
     local name=$1 id=$2
     shift 2

@@ -15,29 +15,18 @@ parts=${*:-tests msm g2 ntt h partition}
 mkdir -p "$O"
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv,noheader \
     >"$O/gpu.txt" 2>&1
-rc=0
-run() { # name command...
-    local name=$1
-    shift
-    echo "== $name: $*" | tee -a "$O/$name.log"
-    local t0=$SECONDS
-    "$@" >>"$O/$name.log" 2>&1
-    local r=$?
-    echo "== $name: rc=$r wall_s=$((SECONDS - t0))" | tee -a "$O/$name.log"
-    tail -n 4 "$O/$name.log"
-    [ $r -eq 0 ] || rc=1
-}
+. "$(dirname "$0")/lib.sh"
 for p in $parts; do
     case $p in
     tests)
-        for t in "$B"/test_gpu_*; do run "$(basename "$t")" "$t"; done
+        for t in "$B"/test_gpu_*; do step "$(basename "$t")" "$t"; done
         ;;
-    msm) run msm "$B/cuzk-bench" gpu-msm --log-lo 16 --log-hi 27 --reps 3 ;;
-    g2) run g2 "$B/cuzk-bench" gpu-msm --g2 --log-lo 14 --log-hi 25 --reps 3 ;;
-    ntt) for k in 20 22 24 26 27; do run ntt "$B/cuzk-bench" gpu-ntt --log $k --reps 5; done ;;
-    h) for k in 24 27; do run h "$B/cuzk-bench" gpu-h --log $k --reps 3; done ;;
+    msm) step msm "$B/cuzk-bench" gpu-msm --log-lo 16 --log-hi 27 --reps 3 ;;
+    g2) step g2 "$B/cuzk-bench" gpu-msm --g2 --log-lo 14 --log-hi 25 --reps 3 ;;
+    ntt) for k in 20 22 24 26 27; do step ntt "$B/cuzk-bench" gpu-ntt --log $k --reps 5; done ;;
+    h) for k in 24 27; do step h "$B/cuzk-bench" gpu-h --log $k --reps 3; done ;;
     partition)
-        run partition "$B/cuzk-bench" partition --log "${PARTITION_LOG:-27}" --backend cuda \
+        step partition "$B/cuzk-bench" partition --log "${PARTITION_LOG:-27}" --backend cuda \
             --reps 1 --batch "${PARTITION_BATCH:-2}"
         ;;
     *) echo "unknown part $p" >&2 && rc=2 ;;

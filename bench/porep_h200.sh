@@ -24,19 +24,7 @@ W=${POREP_WORK:-/tmp/cuzk-porep-bench}
 rm -rf "$W" && mkdir -p "$W" "$O"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >"$O/gpu.txt" 2>&1
 nproc >>"$O/gpu.txt"
-rc=0
-step() { # name command...: output to OUT/name.log, status and time to stdout
-    local name=$1
-    shift
-    echo "== $name: $*" | tee -a "$O/$name.log"
-    local t0=$SECONDS
-    "$@" >>"$O/$name.log" 2>&1
-    local r=$?
-    echo "== $name: rc=$r wall_s=$((SECONDS - t0))" | tee -a "$O/$name.log"
-    tail -n 4 "$O/$name.log"
-    [ $r -eq 0 ] || rc=1
-    return $r
-}
+. "$(dirname "$0")/lib.sh"
 for p in $parts; do
     case $p in
     gen) step gen /usr/bin/time -v "$B/cuzk" gen porep --sector-size 32GiB --out "$W/c1.json" ;;

@@ -25,19 +25,8 @@ rm -rf "$W" && mkdir -p "$W/params" "$O"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >"$O/gpu.txt" 2>&1
 nproc >>"$O/gpu.txt"
 R=$(printf '5a%.0s' $(seq 31))05 # 32 bytes, a canonical field element
-rc=0
-step() { # name command...: output to OUT/name.log, status and time to stdout
-    local name=$1
-    shift
-    echo "== $name: $*" | tee -a "$O/$name.log"
-    local t0=$SECONDS
-    "$@" >>"$O/$name.log" 2>&1
-    local r=$?
-    echo "== $name: rc=$r wall_s=$((SECONDS - t0))" | tee -a "$O/$name.log"
-    tail -n 3 "$O/$name.log"
-    [ $r -eq 0 ] || rc=1
-    return $r
-}
+. "$(dirname "$0")/lib.sh"
+STEP_TAIL=3
 drop_cache() { # FILE: out of the page cache, so a load reads the disk
     python3 -c 'import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
 }
