@@ -63,6 +63,11 @@ typedef struct {
     int jobs;
 } bench_fc_opts;
 int bench_fc_opts_parse(int argc, char **argv, const cuzk_fc_proof *fp, bench_fc_opts *o);
+/* The start porep and snap share: the proof of family fam named by option
+ * opt, the options above, the backend opened and a "# what ..." header
+ * printed; 0, or bench_die's status (what names the command). */
+int bench_fc_start(int argc, char **argv, const char *what, cuzk_fc_family fam, const char *opt,
+                   const cuzk_fc_proof **fp, bench_fc_opts *o, cuzk_backend **be);
 /* cuzk-bench snap (bench_snap.c). */
 int bench_snap(int argc, char **argv);
 

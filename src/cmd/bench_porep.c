@@ -235,29 +235,40 @@ int bench_fc_opts_parse(int argc, char **argv, const cuzk_fc_proof *fp, bench_fc
     return 0;
 }
 
+int bench_fc_start(int argc, char **argv, const char *what, cuzk_fc_family fam, const char *opt,
+                   const cuzk_fc_proof **fp, bench_fc_opts *o, cuzk_backend **be)
+{
+    const char *num = bench_arg(argc, argv, opt, NULL);
+    *fp = num ? cuzk_fc_find(fam, strtoull(num, NULL, 0)) : NULL;
+    *be = NULL;
+    if (!*fp)
+        return bench_die(what,
+                         cuzk_fail(CUZK_EINVAL,
+                                   "%s: the number of a registered %s proof is needed (see cuzk "
+                                   "filecoin list)",
+                                   opt, cuzk_fc_family_name(fam)));
+    if (bench_fc_opts_parse(argc, argv, *fp, o))
+        return bench_die(what, CUZK_EINVAL);
+    cuzk_err e = cuzk_backend_open(o->backend, be);
+    if (e)
+        return bench_die(what, e);
+    printf("# %s %s (%s) backend=%s setup_backend=%s threads=%u partitions=%u jobs=%d\n", what,
+           (*fp)->name, (*fp)->circuit_id, cuzk_backend_name(*be), o->setup_backend,
+           cuzk_threads_count(), o->partitions, o->jobs);
+    fflush(stdout);
+    return 0;
+}
+
 int bench_porep(int argc, char **argv)
 {
-    const char *num = bench_arg(argc, argv, "--registered-proof", NULL);
-    const cuzk_fc_proof *fp = num ? cuzk_fc_find(CUZK_FC_SEAL, strtoull(num, NULL, 0)) : NULL;
-    if (!fp)
-        return bench_die("porep", cuzk_fail(CUZK_EINVAL, "--registered-proof: a "
-                                                         "RegisteredSealProof number is needed"));
+    const cuzk_fc_proof *fp;
     bench_fc_opts fo;
-    if (bench_fc_opts_parse(argc, argv, fp, &fo))
-        return bench_die("porep", CUZK_EINVAL);
-    const char *bn = fo.backend, *sbn = fo.setup_backend;
-    uint64_t seed = fo.seed, budget = fo.budget;
-    unsigned parts = fo.partitions, synth = fo.synthesis_workers;
-    int jobs = fo.jobs;
-    const uint64_t miner = 1000, sector = 1;
     cuzk_backend *be = NULL;
-    cuzk_err e = cuzk_backend_open(bn, &be);
-    if (e)
-        return bench_die("porep: backend", e);
-    printf("# porep %s (%s) backend=%s setup_backend=%s threads=%u partitions=%u jobs=%d\n",
-           fp->name, fp->circuit_id, cuzk_backend_name(be), sbn, cuzk_threads_count(), parts, jobs);
-    fflush(stdout);
-    int rc = 0;
+    int rc = bench_fc_start(argc, argv, "porep", CUZK_FC_SEAL, "--registered-proof", &fp, &fo, &be);
+    if (rc)
+        return rc;
+    const uint64_t miner = 1000, sector = 1;
+    cuzk_err e;
     cuzk_pce *pce = NULL;
     cuzk_params params;
     memset(&params, 0, sizeof params);
@@ -280,14 +291,16 @@ int bench_porep(int argc, char **argv)
         witness_only = 1; /* no parameters, no proofs */
         goto c1;
     }
-    if ((e = bench_setup_memory(pce, cuzk_now() - t, sbn, be, &params))) {
+    if ((e = bench_setup_memory(pce, cuzk_now() - t, fo.setup_backend, be, &params))) {
         rc = bench_die("porep: setup", e);
         goto out;
     }
 c1:
     t = cuzk_now();
-    cuzk_gen_porep_params gp = {
-        .registered_proof = fp->number, .seed = seed, .miner_id = miner, .sector_number = sector};
+    cuzk_gen_porep_params gp = {.registered_proof = fp->number,
+                                .seed = fo.seed,
+                                .miner_id = miner,
+                                .sector_number = sector};
     if ((e = cuzk_gen_porep(&gp, &c1)) || (e = cuzk_c1_to_json(c1, &json, &len)) ||
         (e = cuzk_curio_c1_encode((int64_t)sector, fp->sector_size, (const uint8_t *)json, len,
                                   &env))) {
@@ -297,7 +310,8 @@ c1:
     size_t env_len = strlen(env);
     printf("c1 json_bytes=%zu envelope_bytes=%zu gen_s=%.2f\n", len, env_len, cuzk_now() - t);
     fflush(stdout);
-    if ((e = single(env, env_len, miner, sector, parts, be, witness_only ? NULL : &params, pce))) {
+    if ((e = single(env, env_len, miner, sector, fo.partitions, be, witness_only ? NULL : &params,
+                    pce))) {
         rc = bench_die("porep: single", e);
         goto out;
     }
@@ -312,8 +326,9 @@ c1:
                           .vanilla_proofs = vp,
                           .vanilla_sizes = vs,
                           .n_vanilla = 1};
-    if (jobs && !witness_only &&
-        (e = bench_sustained(fp, &q, env_len, jobs, synth, budget, bn, &params, &pce)))
+    if (fo.jobs && !witness_only &&
+        (e = bench_sustained(fp, &q, env_len, fo.jobs, fo.synthesis_workers, fo.budget, fo.backend,
+                             &params, &pce)))
         rc = bench_die("porep: sustained", e);
 out:
     free(json);

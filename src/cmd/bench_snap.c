@@ -100,27 +100,14 @@ static cuzk_err by_phase(const cuzk_snap_update *u, const encoded *x, unsigned p
 
 int bench_snap(int argc, char **argv)
 {
-    const char *num = bench_arg(argc, argv, "--update-proof", NULL);
-    const cuzk_fc_proof *fp = num ? cuzk_fc_find(CUZK_FC_UPDATE, strtoull(num, NULL, 0)) : NULL;
-    if (!fp)
-        return bench_die("snap", cuzk_fail(CUZK_EINVAL, "--update-proof: a RegisteredUpdateProof "
-                                                        "number 0..4 is needed"));
+    const cuzk_fc_proof *fp;
     bench_fc_opts fo;
-    if (bench_fc_opts_parse(argc, argv, fp, &fo))
-        return bench_die("snap", CUZK_EINVAL);
-    const char *bn = fo.backend, *sbn = fo.setup_backend;
-    uint64_t seed = fo.seed, budget = fo.budget;
-    unsigned parts = fo.partitions, synth = fo.synthesis_workers;
-    int jobs = fo.jobs;
-    int witness_only = bench_flag(argc, argv, "--witness-only");
     cuzk_backend *be = NULL;
-    cuzk_err e = cuzk_backend_open(bn, &be);
-    if (e)
-        return bench_die("snap: backend", e);
-    printf("# snap %s (%s) backend=%s setup_backend=%s threads=%u partitions=%u jobs=%d\n",
-           fp->name, fp->circuit_id, cuzk_backend_name(be), sbn, cuzk_threads_count(), parts, jobs);
-    fflush(stdout);
-    int rc = 0;
+    int rc = bench_fc_start(argc, argv, "snap", CUZK_FC_UPDATE, "--update-proof", &fp, &fo, &be);
+    if (rc)
+        return rc;
+    int witness_only = bench_flag(argc, argv, "--witness-only");
+    cuzk_err e;
     cuzk_pce *pce = NULL;
     cuzk_params params;
     memset(&params, 0, sizeof params);
@@ -133,13 +120,13 @@ int bench_snap(int argc, char **argv)
             rc = bench_die("snap: constraint system", e);
             goto out;
         }
-        if ((e = bench_setup_memory(pce, cuzk_now() - t, sbn, be, &params))) {
+        if ((e = bench_setup_memory(pce, cuzk_now() - t, fo.setup_backend, be, &params))) {
             rc = bench_die("snap: setup", e);
             goto out;
         }
     }
     t = cuzk_now();
-    if ((e = cuzk_gen_snap(fp->sector_size, seed, &u))) {
+    if ((e = cuzk_gen_snap(fp->sector_size, fo.seed, &u))) {
         rc = bench_die("snap: update", e);
         goto out;
     }
@@ -158,7 +145,7 @@ int bench_snap(int argc, char **argv)
     printf("update partitions=%u vanilla_bytes=%zu gen_s=%.2f\n", u.config.partitions, x.total,
            cuzk_now() - t);
     fflush(stdout);
-    if ((e = by_phase(&u, &x, parts, be, witness_only ? NULL : &params, pce))) {
+    if ((e = by_phase(&u, &x, fo.partitions, be, witness_only ? NULL : &params, pce))) {
         rc = bench_die("snap: single", e);
         goto out;
     }
@@ -179,8 +166,9 @@ int bench_snap(int argc, char **argv)
                           .comm_r_old_len = 32,
                           .comm_d_new_len = 32,
                           .comm_r_new_len = 32};
-    if (jobs && !witness_only &&
-        (e = bench_sustained(fp, &q, x.total, jobs, synth, budget, bn, &params, &pce)))
+    if (fo.jobs && !witness_only &&
+        (e = bench_sustained(fp, &q, x.total, fo.jobs, fo.synthesis_workers, fo.budget, fo.backend,
+                             &params, &pce)))
         rc = bench_die("snap: sustained", e);
 out:
     encoded_free(&x);
