@@ -30,6 +30,16 @@ static unsigned log2u(unsigned x)
     return (unsigned)__builtin_ctz(x);
 }
 
+/* The public k_and_h_select: k, and above its bits h_select = 1 << (the
+ * index of h in hs). */
+static uint64_t k_and_h_select(const cuzk_snap_config *c, unsigned k)
+{
+    unsigned hi = 0;
+    while (hi < HS && hs_of(c, hi) != c->h)
+        hi++;
+    return (uint64_t)k | ((uint64_t)1 << hi) << c->partition_bits;
+}
+
 /* por_no_challenge_input: the path's siblings allocated by the caller, the
  * index bits given (least significant first, level by level), no input;
  * computed root * 1 = root. */
@@ -179,14 +189,7 @@ static cuzk_err ctx_top(cuzk_cs *cs, snap_ctx *x)
     CUZK_TRY(cuzk_poseidon_merkle(2, &p2));
     unsigned pb = c->partition_bits;
     cuzk_fr kh;
-    if (v) {
-        unsigned hi = 0;
-        while (hi < HS && hs_of(c, hi) != c->h)
-            hi++;
-        cuzk_fr_from_u64(&kh, (uint64_t)v->k | ((uint64_t)1 << hi) << pb);
-    } else {
-        cuzk_fr_zero(&kh);
-    }
+    cuzk_fr_from_u64(&kh, v ? k_and_h_select(c, v->k) : 0);
     static const cuzk_fr zero;
     cuzk_num k_and_h, comm_r_old, comm_d_new, in[2], comm_c, calc;
     CUZK_TRY(cuzk_num_alloc(cs, &kh, &k_and_h));
@@ -455,10 +458,7 @@ cuzk_err cuzk_snap_public_inputs(const cuzk_snap_config *c, unsigned k, const cu
 {
     if (k >= c->partitions)
         return cuzk_fail(CUZK_EINVAL, "partition %u of %u", k, c->partitions);
-    unsigned hi = 0;
-    while (hi < HS && hs_of(c, hi) != c->h)
-        hi++;
-    cuzk_fr_from_u64(&out[0], (uint64_t)k | ((uint64_t)1 << hi) << c->partition_bits);
+    cuzk_fr_from_u64(&out[0], k_and_h_select(c, k));
     out[1] = *comm_r_old, out[2] = *comm_d_new, out[3] = *comm_r_new;
     return CUZK_OK;
 }

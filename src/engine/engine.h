@@ -81,7 +81,7 @@ struct job {
     struct cuzk_c1 *c1;
     /* SnapDeals: the commitments, and the partition proofs decoded and
      * checked by prepare (snap.h). */
-    uint8_t comm_r_old[32], comm_d_new[32], comm_r_new[32];
+    cuzk_fr snap_comm[3]; /* comm_r_old, comm_d_new, comm_r_new */
     struct cuzk_snap_partition_proof *snap;
     size_t n_snap;
     int state;

@@ -612,9 +612,10 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
         cuzk_fc_resolve(CUZK_FC_UPDATE, r->registered_proof, r->sector_size, &jb->fc);
         snprintf(jb->circuit_id, sizeof jb->circuit_id, "%s", jb->fc->circuit_id);
         jb->partitions = jb->fc->partitions;
-        memcpy(jb->comm_r_old, r->comm_r_old, 32);
-        memcpy(jb->comm_d_new, r->comm_d_new, 32);
-        memcpy(jb->comm_r_new, r->comm_r_new, 32);
+        /* canonical: check_request decoded them */
+        cuzk_fr_from_bytes_le(&jb->snap_comm[0], r->comm_r_old);
+        cuzk_fr_from_bytes_le(&jb->snap_comm[1], r->comm_d_new);
+        cuzk_fr_from_bytes_le(&jb->snap_comm[2], r->comm_r_new);
         if (!copy_inputs(jb, r->vanilla_proofs, r->vanilla_sizes, r->n_vanilla)) {
             job_free(jb);
             return cuzk_fail(CUZK_ENOMEM, "out of memory for the partition proofs");

@@ -751,11 +751,8 @@ static cuzk_err porep_witness(const job *jb, uint32_t k, cuzk_fr **w, size_t *n)
 static cuzk_err decode_snap(job *jb)
 {
     cuzk_snap_config c;
-    cuzk_fr com[3];
+    const cuzk_fr *com = jb->snap_comm;
     CUZK_TRY(cuzk_snap_config_of(jb->fc->sector_size, &c));
-    const uint8_t *raw[3] = {jb->comm_r_old, jb->comm_d_new, jb->comm_r_new};
-    for (int i = 0; i < 3; i++)
-        CUZK_TRY(cuzk_fr_from_bytes_le(&com[i], raw[i]));
     if (!(jb->snap = calloc(jb->n_wit, sizeof *jb->snap)))
         return cuzk_fail(CUZK_ENOMEM, "out of memory");
     for (size_t k = 0; k < jb->n_wit; k++) {
@@ -776,12 +773,9 @@ static cuzk_err snap_witness(const job *jb, uint32_t k, cuzk_fr **w, size_t *n)
     *w = NULL;
     *n = 0;
     cuzk_snap_config c;
-    cuzk_fr com[3];
+    const cuzk_fr *com = jb->snap_comm;
     cuzk_snap_values v;
     CUZK_TRY(cuzk_snap_config_of(jb->fc->sector_size, &c));
-    const uint8_t *raw[3] = {jb->comm_r_old, jb->comm_d_new, jb->comm_r_new};
-    for (int i = 0; i < 3; i++)
-        CUZK_TRY(cuzk_fr_from_bytes_le(&com[i], raw[i]));
     CUZK_TRY(cuzk_snap_values_of(&c, k, &com[0], &com[1], &com[2], &jb->snap[k], &v));
     cuzk_err e = cuzk_snap_witness(&c, &v, w, n);
     cuzk_snap_values_free(&v);
