@@ -25,6 +25,7 @@
 
 #include "cuzk/cs.h"
 #include "cuzk/gadgets.h"
+#include "cuzk/vanilla.h"
 
 typedef enum {
     CUZK_MERKLE_POSEIDON = 0, /* tree_r_last, tree_c */
@@ -56,6 +57,13 @@ cuzk_err cuzk_merkle_build(const cuzk_merkle_shape *s, const cuzk_fr *leaves, ui
 /* The root implied by a leaf, its path and its index. */
 cuzk_err cuzk_merkle_root_from_path(const cuzk_merkle_shape *s, const cuzk_fr *leaf,
                                     const cuzk_fr *siblings, uint64_t index, cuzk_fr *root);
+
+/* A vanilla inclusion proof's shape against the tree's: its form (Single,
+ * Sub, Top), level counts and each level's arity. EINVAL with a message
+ * ("has 10 levels (9 base, form 1); this sector size's tree has ...",
+ * "level 3 has 1 siblings; ...") for the caller to prefix with the proof's
+ * name (cuzk_fail_ctx). */
+cuzk_err cuzk_merkle_path_check(const cuzk_merkle_shape *s, const cuzk_vanilla_merkle *m);
 
 /* A circuit value that is either already allocated (Root::Var) or to be
  * allocated from its value (Root::Val). */

@@ -225,3 +225,25 @@ cuzk_err cuzk_por_gadget(cuzk_cs *cs, const cuzk_merkle_shape *s, const cuzk_roo
         CUZK_TRY(cuzk_num_inputize(cs, &rt));
     return CUZK_OK;
 }
+
+cuzk_err cuzk_merkle_path_check(const cuzk_merkle_shape *s, const cuzk_vanilla_merkle *m)
+{
+    unsigned levels = cuzk_merkle_path_levels(s);
+    cuzk_merkle_form form = s->top_arity   ? CUZK_MERKLE_TOP
+                            : s->sub_arity ? CUZK_MERKLE_SUB
+                                           : CUZK_MERKLE_SINGLE;
+    if (m->form != form || m->n_levels != levels || m->n_base != s->base_levels)
+        return cuzk_fail(CUZK_EINVAL,
+                         "has %u levels (%u base, form %d); this sector size's tree has %u (%u "
+                         "base, form %d)",
+                         m->n_levels, m->n_base, (int)m->form, levels, s->base_levels, (int)form);
+    for (unsigned l = 0; l < levels; l++) {
+        unsigned a = l < s->base_levels    ? s->base_arity
+                     : l == s->base_levels ? s->sub_arity
+                                           : s->top_arity;
+        if (m->arity[l] != a)
+            return cuzk_fail(CUZK_EINVAL, "level %u has %u siblings; the tree's arity there is %u",
+                             l, m->arity[l] - 1u, a);
+    }
+    return CUZK_OK;
+}

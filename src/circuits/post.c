@@ -40,27 +40,10 @@ void cuzk_post_partition_free(cuzk_post_partition *p)
 static cuzk_err check_path(const cuzk_merkle_shape *shape, const cuzk_vanilla_merkle *m, size_t vi,
                            uint64_t sector_id, size_t k)
 {
-    unsigned want_levels = cuzk_merkle_path_levels(shape);
-    cuzk_merkle_form want_form = shape->top_arity   ? CUZK_MERKLE_TOP
-                                 : shape->sub_arity ? CUZK_MERKLE_SUB
-                                                    : CUZK_MERKLE_SINGLE;
-    if (m->form != want_form || m->n_levels != want_levels || m->n_base != shape->base_levels)
-        return cuzk_fail(CUZK_EINVAL,
-                         "vanilla_proofs[%zu] (sector %llu): inclusion proof %zu has %u levels "
-                         "(%u base, form %d); this sector size's tree has %u (%u base, form %d)",
-                         vi, (unsigned long long)sector_id, k, m->n_levels, m->n_base, (int)m->form,
-                         want_levels, shape->base_levels, (int)want_form);
-    for (unsigned l = 0; l < m->n_levels; l++) {
-        unsigned want = l < shape->base_levels    ? shape->base_arity
-                        : l == shape->base_levels ? shape->sub_arity
-                                                  : shape->top_arity;
-        if (m->arity[l] != want)
-            return cuzk_fail(CUZK_EINVAL,
-                             "vanilla_proofs[%zu] (sector %llu): inclusion proof %zu level %u "
-                             "has %u siblings; the tree's arity there is %u",
-                             vi, (unsigned long long)sector_id, k, l, m->arity[l] - 1u, want);
-    }
-    return CUZK_OK;
+    cuzk_err e = cuzk_merkle_path_check(shape, m);
+    return e ? cuzk_fail_ctx(e, "vanilla_proofs[%zu] (sector %llu): inclusion proof %zu ", vi,
+                             (unsigned long long)sector_id, k)
+             : CUZK_OK;
 }
 
 /* One vanilla SectorProof's inclusion proofs [first, first + count) become

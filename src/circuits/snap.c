@@ -103,33 +103,6 @@ cuzk_err cuzk_snap_challenges(const cuzk_snap_config *c, const cuzk_fr *comm_r_n
     return CUZK_OK;
 }
 
-/* A path's shape against the tree's. */
-static cuzk_err check_shape(const cuzk_merkle_shape *s, const cuzk_vanilla_merkle *m, size_t j,
-                            const char *what)
-{
-    cuzk_merkle_form form = s->top_arity   ? CUZK_MERKLE_TOP
-                            : s->sub_arity ? CUZK_MERKLE_SUB
-                                           : CUZK_MERKLE_SINGLE;
-    unsigned levels = cuzk_merkle_path_levels(s);
-    if (m->form != form || m->n_levels != levels || m->n_base != s->base_levels)
-        return cuzk_fail(CUZK_EINVAL,
-                         "challenge_proofs[%zu].%s: %u levels (%u base, form %d); the tree has %u "
-                         "(%u base, form %d)",
-                         j, what, m->n_levels, m->n_base, (int)m->form, levels, s->base_levels,
-                         (int)form);
-    for (unsigned l = 0; l < levels; l++) {
-        unsigned a = l < s->base_levels    ? s->base_arity
-                     : l == s->base_levels ? s->sub_arity
-                                           : s->top_arity;
-        if (m->arity[l] != a)
-            return cuzk_fail(CUZK_EINVAL,
-                             "challenge_proofs[%zu].%s: level %u has %u siblings, the tree's "
-                             "arity there is %u",
-                             j, what, l, m->arity[l] - 1u, a);
-    }
-    return CUZK_OK;
-}
-
 /* Position, root and hashes of one opening. */
 static cuzk_err check_path(const cuzk_merkle_shape *s, const cuzk_vanilla_merkle *m, size_t j,
                            const char *what, uint32_t c, const cuzk_fr *root)
@@ -166,9 +139,14 @@ cuzk_err cuzk_snap_verify(const cuzk_snap_config *c, unsigned k, const cuzk_fr *
                          p->n_challenges, (unsigned long long)c->sector_size, c->challenges);
     cuzk_merkle_shape td = {2, c->node_bits, 0, 0, CUZK_MERKLE_SHA256};
     for (size_t j = 0; j < p->n_challenges; j++) {
-        CUZK_TRY(check_shape(&c->tree_r, &p->challenges[j].r_old, j, "proof_r_old"));
-        CUZK_TRY(check_shape(&td, &p->challenges[j].d_new, j, "proof_d_new"));
-        CUZK_TRY(check_shape(&c->tree_r, &p->challenges[j].r_new, j, "proof_r_new"));
+        const cuzk_vanilla_merkle *m[3] = {&p->challenges[j].r_old, &p->challenges[j].d_new,
+                                           &p->challenges[j].r_new};
+        static const char *const name[3] = {"proof_r_old", "proof_d_new", "proof_r_new"};
+        for (int i = 0; i < 3; i++) {
+            cuzk_err e = cuzk_merkle_path_check(i == 1 ? &td : &c->tree_r, m[i]);
+            if (e)
+                return cuzk_fail_ctx(e, "challenge_proofs[%zu].%s ", j, name[i]);
+        }
     }
     const cuzk_fr *root_old = &p->challenges[0].r_old.root,
                   *root_new = &p->challenges[0].r_new.root;

@@ -97,6 +97,10 @@ static void test_synthetic(void)
         cuzk_fr other;
         blst_fr_add(&other, &u.comm_d_new, &one);
         CHECK(cuzk_snap_verify(c, 0, &u.comm_r_old, &other, &u.comm_r_new, p) == CUZK_EVERIFY);
+        p->challenges[0].d_new.n_levels--;
+        CHECK_ERR(cuzk_snap_verify(c, 0, &u.comm_r_old, &u.comm_d_new, &u.comm_r_new, p),
+                  CUZK_EINVAL, "challenge_proofs[0].proof_d_new has");
+        p->challenges[0].d_new.n_levels++;
         p->n_apex_leafs--;
         CHECK_ERR(cuzk_snap_verify(c, 0, &u.comm_r_old, &u.comm_d_new, &u.comm_r_new, p),
                   CUZK_EINVAL, "apex_leafs");
