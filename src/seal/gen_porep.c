@@ -38,6 +38,7 @@
 #include "cuzk/sha256.h"
 #include "cuzk/util.h"
 #include "seal/c1_priv.h"
+#include "seal/gen_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,15 +47,8 @@ enum { KIND_TICKET = 1, KIND_SEED = 2, KIND_LABEL = 3, KIND_TREE_C = 4, KIND_TRE
 
 static void derive(uint64_t seed, uint64_t kind, uint64_t a, uint64_t b, uint8_t out[32])
 {
-    static const char tag[16] = "cuzk gen porep 1";
-    uint8_t pre[48];
-    memcpy(pre, tag, 16);
-    cuzk_put_le64(pre + 16, seed);
-    cuzk_put_le64(pre + 24, kind);
-    cuzk_put_le64(pre + 32, a);
-    cuzk_put_le64(pre + 40, b);
-    cuzk_sha256(pre, sizeof pre, out);
-    out[31] &= 0x3f; /* below 2^254 < r */
+    uint64_t w[4] = {seed, kind, a, b};
+    cuzk_gen_derive("cuzk gen porep 1", w, 4, out);
 }
 
 static void derive_fr(uint64_t seed, uint64_t kind, uint64_t a, uint64_t b, cuzk_fr *out)

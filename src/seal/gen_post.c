@@ -11,6 +11,7 @@
 #include "cuzk/post.h"
 #include "cuzk/sha256.h"
 #include "cuzk/util.h"
+#include "seal/gen_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -132,18 +133,22 @@ cuzk_err cuzk_gen_sparse_root(const cuzk_merkle_shape *s, const cuzk_fr *fill, c
 
 enum { KIND_FILL = 0, KIND_LEAF = 1, KIND_COMM_C = 2 };
 
+void cuzk_gen_derive(const char tag[16], const uint64_t *words, size_t n, uint8_t out[32])
+{
+    uint8_t pre[16 + 6 * 8];
+    memcpy(pre, tag, 16);
+    for (size_t i = 0; i < n && i < 6; i++)
+        cuzk_put_le64(pre + 16 + 8 * i, words[i]);
+    cuzk_sha256(pre, 16 + 8 * (n < 6 ? n : 6), out);
+    out[31] &= 0x3f; /* below 2^254 < r: canonical */
+}
+
 /* A seed-derived canonical field element (gen.h). */
 static void derive(uint64_t seed, uint64_t sector_id, uint64_t kind, uint64_t index, cuzk_fr *out)
 {
-    static const char tag[16] = "cuzk gen post v1";
-    uint8_t pre[48], h[32];
-    memcpy(pre, tag, 16);
-    cuzk_put_le64(pre + 16, seed);
-    cuzk_put_le64(pre + 24, sector_id);
-    cuzk_put_le64(pre + 32, kind);
-    cuzk_put_le64(pre + 40, index);
-    cuzk_sha256(pre, sizeof pre, h);
-    h[31] &= 0x3f; /* below 2^254 < r: canonical */
+    uint64_t w[4] = {seed, sector_id, kind, index};
+    uint8_t h[32];
+    cuzk_gen_derive("cuzk gen post v1", w, 4, h);
     cuzk_fr_from_bytes_le(out, h);
 }
 

@@ -22,6 +22,7 @@
 #include "cuzk/sha256.h"
 #include "cuzk/snap.h"
 #include "cuzk/util.h"
+#include "seal/gen_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -236,13 +237,9 @@ enum { KIND_FILL = 1, KIND_DATA = 2, KIND_COMM_C = 3 };
 
 static void derive(uint64_t seed, uint64_t kind, cuzk_fr *out)
 {
-    static const char tag[16] = "cuzk gen snap v1";
-    uint8_t pre[32], h[32];
-    memcpy(pre, tag, 16);
-    cuzk_put_le64(pre + 16, seed);
-    cuzk_put_le64(pre + 24, kind);
-    cuzk_sha256(pre, sizeof pre, h);
-    h[31] &= 0x3f; /* below 2^254 < r: canonical, and fr32-valid data */
+    uint64_t w[2] = {seed, kind};
+    uint8_t h[32];
+    cuzk_gen_derive("cuzk gen snap v1", w, 2, h);
     cuzk_fr_from_bytes_le(out, h);
 }
 
