@@ -240,7 +240,10 @@ static cuzk_err check_preload(const cuzk_config *cfg, size_t i)
                              id, fp->name);
         snprintf(params, sizeof params, "%s/%s.params", cfg->param_cache, fp->param_name);
         if (access(params, R_OK) != 0)
-            return cuzk_fail(CUZK_EIO, "srs.preload %s: %s: %s", id, params, cuzk_strerror(errno));
+            return cuzk_fail(CUZK_EIO,
+                             "srs.preload %s: %s: %s (Filecoin's v28 parameters belong in "
+                             "srs.param_cache; `cuzk setup --circuit %s` makes test parameters)",
+                             id, params, cuzk_strerror(errno), id);
         cuzk_err e = cuzk_params_check_file(params);
         return e ? cuzk_fail_ctx(e, "srs.preload %s: ", id) : CUZK_OK;
     }

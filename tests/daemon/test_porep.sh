@@ -37,7 +37,7 @@ envelope "$T/c1.json" 7 2048 "$T/env.json"
 
 ADDR="unix://$S/d.sock"
 # A Filecoin circuit's preload needs its parameter file.
-expect 2 "srs.preload snap-2k:" -- \
+expect 2 "(ENOENT) (Filecoin's v28 parameters belong in srs.param_cache; \`cuzk setup --circuit snap-2k\` makes test parameters)" -- \
     "$DAEMON" --listen "$ADDR" --param-cache "$P" --preload snap-2k --check-config
 "$DAEMON" --listen "$ADDR" --param-cache "$P" --preload porep-2k --log-file "$T/d.log" \
     --workers 1 2>/dev/null &
