@@ -110,25 +110,17 @@ if(CUZK_HAVE_DAEMON)
                      $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
                      "${CMAKE_BINARY_DIR}/test-tmp/daemon" "${CMAKE_SOURCE_DIR}")
     set_tests_properties(daemon_integration PROPERTIES LABELS "unit;daemon;san" TIMEOUT 1200)
-    add_test(NAME daemon_operator
-             COMMAND bash "${CMAKE_SOURCE_DIR}/tests/daemon/test_operator.sh"
-                     $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
-                     "${CMAKE_BINARY_DIR}/test-tmp/operator")
-    set_tests_properties(daemon_operator PROPERTIES LABELS "unit;daemon;san" TIMEOUT 900)
-    add_test(NAME daemon_post
-             COMMAND bash "${CMAKE_SOURCE_DIR}/tests/daemon/test_post.sh"
-                     $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
-                     "${CMAKE_BINARY_DIR}/test-tmp/daemon-post")
-    set_tests_properties(daemon_post PROPERTIES LABELS "unit;daemon;san" TIMEOUT 900)
-    add_test(NAME daemon_porep
-             COMMAND bash "${CMAKE_SOURCE_DIR}/tests/daemon/test_porep.sh"
-                     $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
-                     "${CMAKE_BINARY_DIR}/test-tmp/daemon-porep")
-    set_tests_properties(daemon_porep PROPERTIES LABELS "unit;daemon" TIMEOUT 1500)
-    add_test(NAME daemon_snap
-             COMMAND bash "${CMAKE_SOURCE_DIR}/tests/daemon/test_snap.sh"
-                     $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
-                     "${CMAKE_BINARY_DIR}/test-tmp/daemon-snap")
-    set_tests_properties(daemon_snap PROPERTIES LABELS "unit;daemon" TIMEOUT 1500)
+    # The script tests that start the daemon: NAME SCRIPT TMP-FOLDER LABELS TIMEOUT.
+    function(cuzk_daemon_script_test name script tmp labels timeout)
+      add_test(NAME ${name}
+               COMMAND bash "${CMAKE_SOURCE_DIR}/tests/daemon/${script}"
+                       $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> $<TARGET_FILE:cuzk>
+                       "${CMAKE_BINARY_DIR}/test-tmp/${tmp}")
+      set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT ${timeout})
+    endfunction()
+    cuzk_daemon_script_test(daemon_operator test_operator.sh operator "unit;daemon;san" 900)
+    cuzk_daemon_script_test(daemon_post test_post.sh daemon-post "unit;daemon;san" 900)
+    cuzk_daemon_script_test(daemon_porep test_porep.sh daemon-porep "unit;daemon" 1500)
+    cuzk_daemon_script_test(daemon_snap test_snap.sh daemon-snap "unit;daemon" 1500)
   endif()
 endif()
