@@ -12,7 +12,8 @@
 #          commitments from its request.json)
 # Usage: bench/daemon_filecoin.sh BIN_DIR OUT_DIR [PARTS...]   (default: porep snap)
 # Environment: SIZE (32GiB; 2KiB for a dry run), BACKEND (cuda; cpu),
-# JOBS (4), BUDGET (100GiB), WORK (/tmp/cuzk-daemon-bench).
+# JOBS (4), BUDGET (100GiB), WORK (/tmp/cuzk-daemon-bench), SET (daemon settings,
+# space-separated KEY=VALUE, e.g. srs.device_only=true).
 set -uo pipefail
 BD=$1
 O=$2
@@ -32,16 +33,25 @@ circuit() { "$B/cuzk" filecoin list | awk -v f="$1" -v n="$2" '$1 == f && $2 == 
 . "$(dirname "$0")/lib.sh"
 STEP_SHOW="^(batch|memmon|proof is valid|jobs)|completed=|peak_"
 run_daemon() { # NAME CIRCUIT SPEC...: setup, daemon, batch with memmon, stop
-    local name=$1 id=$2
+    local name=$1 id=$2 sets=() kv
     shift 2
+    for kv in ${SET:-}; do sets+=(--set "$kv"); done
     "$B/cuzk" setup --circuit "$id" --out "$W/params" --backend "$BACKEND" || return 1
     du -sh "$W/params"
     "$B/cuzk-daemon" --listen "unix://$W/d.sock" --log-file "$O/$name-daemon.log" \
         --param-cache "$W/params" --backend "$BACKEND" --preload "$id" --budget "$BUDGET" \
-        2>>"$O/$name-daemon.log" &
+        "${sets[@]}" 2>>"$O/$name-daemon.log" &
     local d=$!
-    "$B/cuzk-bench" wait-ready --addr "unix://$W/d.sock" --timeout 900 || {
-        kill -TERM $d
+    local ready=0 t
+    for ((t = 0; t < 900; t += 5)); do # until ready, or the daemon has stopped
+        kill -0 $d 2>/dev/null || break
+        "$B/cuzk-bench" wait-ready --addr "unix://$W/d.sock" --timeout 5 >/dev/null 2>&1 &&
+            ready=1 && break
+    done
+    [ $ready = 1 ] || {
+        echo "daemon not ready: $(tail -n 1 "$O/$name-daemon.log")"
+        kill -TERM $d 2>/dev/null
+        wait $d
         return 1
     }
     "$B/cuzk-bench" memmon --addr "unix://$W/d.sock" --pid $d --interval-ms 200 \

@@ -11,13 +11,15 @@
 #            (cuzk-bench porep --synthesis-only)
 #   snap     a 32 GiB SnapDeals proof the same way (cuzk-bench snap
 #            --update-proof 3 --jobs JOBS)
+#   seal512  a 512 MiB sector sealed on the host's cores from random data
+#            (cuzk seal --registered-proof 7), then its C1 (cuzk seal c1)
 # Usage: bench/porep_h200.sh BUNDLE_DIR OUT_DIR [PARTS...]   (default: all)
 # Environment: JOBS (4), PARTITIONS (10: of the by-phase request).
 set -uo pipefail
 BD=$1
 O=$2
 shift 2
-parts=${*:-gen witness c2 synth snap}
+parts=${*:-gen witness c2 synth snap seal512}
 export LD_LIBRARY_PATH="$BD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 B="$BD/bin"
 W=${POREP_WORK:-/tmp/cuzk-porep-bench}
@@ -37,6 +39,15 @@ for p in $parts; do
     snap)
         step snap "$B/cuzk-bench" snap --update-proof 3 --backend cuda --partitions 4 \
             --jobs "${JOBS:-4}"
+        ;;
+    seal512)
+        head -c 532676608 /dev/urandom >"$W/data512" &&
+            step seal512 /usr/bin/time -v "$B/cuzk" seal --registered-proof 7 \
+                --prover-id "$(printf '%064d' 0)" --sector-number 1 \
+                --ticket "$(printf '0c%.0s' {1..32})" "$W/data512" --out "$W/s512" &&
+            step seal512-c1 /usr/bin/time -v "$B/cuzk" seal c1 --dir "$W/s512" \
+                --seed "$(printf '0d%.0s' {1..32})" --out "$W/c1-512.json"
+        rm -rf "$W/data512" "$W/s512"
         ;;
     *)
         echo "unknown part $p"
