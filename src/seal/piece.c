@@ -2,18 +2,16 @@
  * (piece.h).
  *
  * Hashing: a commP costs one 64-byte SHA-256 per padded 64 bytes of
- * piece. libcrypto's EVP interface with one reused context and a digest
- * fetched once measured 168 ns per node hash on a SHA-NI x86-64 host,
- * the project's portable cuzk_sha256_compress 456 ns (two compressions)
- * and the one-shot SHA256() 565 ns (it fetches the digest on every call),
- * so the stream uses EVP; the one-shot serves the few hashes of the zero
- * table and of comm_d. */
+ * piece, two blocks through cuzk_sha256 (libcrypto's compression function:
+ * the CPU's SHA extensions where present). libcrypto's EVP interface with a
+ * reused context measured 168 ns per node on a SHA-NI x86-64 host, its
+ * one-shot SHA256() 329 ns (it fetches the digest on every call, under a
+ * library-wide lock), two compressions 86 ns. */
 #include "cuzk/piece.h"
 #include "cuzk/fr.h"
+#include "cuzk/sha256.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
-#include <openssl/sha.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +62,7 @@ void cuzk_piece_hash(const uint8_t left[32], const uint8_t right[32], uint8_t ou
     uint8_t buf[64];
     memcpy(buf, left, 32);
     memcpy(buf + 32, right, 32);
-    SHA256(buf, sizeof buf, out);
+    cuzk_sha256(buf, sizeof buf, out);
     out[31] &= 0x3f;
 }
 
@@ -121,8 +119,6 @@ uint64_t cuzk_piece_padded_size(uint64_t n)
 /* ---- commP stream -------------------------------------------------------- */
 
 struct cuzk_commp {
-    EVP_MD_CTX *ctx;
-    EVP_MD *md;
     uint64_t bytes;  /* unpadded bytes written */
     uint64_t leaves; /* 32-byte leaves hashed so far */
     size_t fill;     /* bytes in chunk */
@@ -134,39 +130,14 @@ struct cuzk_commp {
     uint8_t pending[ZERO_LEVELS][32];
 };
 
-static cuzk_err node_hash(cuzk_commp *c, const uint8_t l[32], const uint8_t r[32], uint8_t out[32])
-{
-    unsigned len = 0;
-    if (EVP_DigestInit_ex2(c->ctx, c->md, NULL) != 1 || EVP_DigestUpdate(c->ctx, l, 32) != 1 ||
-        EVP_DigestUpdate(c->ctx, r, 32) != 1 || EVP_DigestFinal_ex(c->ctx, out, &len) != 1 ||
-        len != 32)
-        return cuzk_fail(CUZK_EINTERNAL, "commP: libcrypto SHA-256 failed");
-    out[31] &= 0x3f;
-    return CUZK_OK;
-}
-
 cuzk_err cuzk_commp_new(cuzk_commp **out)
 {
-    *out = NULL;
-    cuzk_commp *c = calloc(1, sizeof *c);
-    if (!c)
-        return cuzk_fail(CUZK_ENOMEM, "commP: out of memory");
-    c->ctx = EVP_MD_CTX_new();
-    c->md = EVP_MD_fetch(NULL, "SHA256", NULL);
-    if (!c->ctx || !c->md) {
-        cuzk_commp_free(c);
-        return cuzk_fail(CUZK_EINTERNAL, "commP: libcrypto has no SHA-256");
-    }
-    *out = c;
-    return CUZK_OK;
+    *out = calloc(1, sizeof **out);
+    return *out ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "commP: out of memory");
 }
 
 void cuzk_commp_free(cuzk_commp *c)
 {
-    if (!c)
-        return;
-    EVP_MD_CTX_free(c->ctx);
-    EVP_MD_free(c->md);
     free(c);
 }
 
@@ -177,7 +148,7 @@ static cuzk_err add_leaf(cuzk_commp *c, const uint8_t leaf[32])
     memcpy(node, leaf, 32);
     unsigned h = 0;
     for (uint64_t n = c->leaves; n & 1; n >>= 1, h++)
-        CUZK_TRY(node_hash(c, c->pending[h], node, node));
+        cuzk_piece_hash(c->pending[h], node, node);
     memcpy(c->pending[h], node, 32);
     c->leaves++;
     return CUZK_OK;
@@ -247,9 +218,9 @@ cuzk_err cuzk_commp_finish(cuzk_commp *c, uint8_t comm[32], uint64_t *padded_siz
     for (unsigned h = 0; h < top; h++) {
         int pend = (int)(c->leaves >> h & 1);
         if (pend)
-            CUZK_TRY(node_hash(c, c->pending[h], have ? carry : zero_at(h), carry));
+            cuzk_piece_hash(c->pending[h], have ? carry : zero_at(h), carry);
         else if (have)
-            CUZK_TRY(node_hash(c, carry, zero_at(h), carry));
+            cuzk_piece_hash(carry, zero_at(h), carry);
         have |= pend;
     }
     memcpy(comm, have ? carry : c->pending[top], 32);
