@@ -5,8 +5,10 @@
 #include "seal/c1_priv.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/sha256.h"
+#include "cuzk/threads.h"
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -921,6 +923,40 @@ static cuzk_err d_proof(dctx *d, const jpath *p, const json_t *o, size_t idx, ui
     return CUZK_OK;
 }
 
+/* Decoding the challenges' proofs: proof idx is challenge idx % challenges
+ * of partition idx / challenges. */
+typedef struct {
+    dctx *d;
+    const jpath *parts_p;
+    json_t *parts;
+    atomic_size_t first_bad; /* lowest failing idx; the count when none */
+} proofs_job;
+
+static cuzk_err one_proof(proofs_job *j, size_t idx)
+{
+    const cuzk_c1 *c = j->d->c;
+    unsigned k = (unsigned)(idx / c->config.challenges), i = (unsigned)(idx % c->config.challenges);
+    jpath kp = at_index(j->parts_p, k), ip = at_index(&kp, i);
+    uint64_t want = cuzk_porep_challenge(c->replica_id, c->seed, (uint32_t)idx, c->shape.nodes);
+    return d_proof(j->d, &ip, json_array_get(json_array_get(j->parts, k), i), idx, want);
+}
+
+static void proofs_range(void *ctx, size_t lo, size_t hi, unsigned worker)
+{
+    (void)worker;
+    proofs_job *j = ctx;
+    for (size_t idx = lo + 1; idx < hi + 1; idx++) { /* proof 0 came first */
+        if (idx > atomic_load(&j->first_bad))
+            return;
+        if (one_proof(j, idx) == CUZK_OK)
+            continue;
+        size_t cur = atomic_load(&j->first_bad);
+        while (idx < cur && !atomic_compare_exchange_weak(&j->first_bad, &cur, idx))
+            ;
+        return;
+    }
+}
+
 static cuzk_err decode(dctx *d, const json_t *root)
 {
     static const char *const tk[] = {"registered_proof", "vanilla_proofs", "comm_r", "comm_d",
@@ -982,17 +1018,24 @@ static cuzk_err decode(dctx *d, const json_t *root)
         return e;
     for (unsigned k = 0; k < c->config.partitions; k++) {
         jpath kp = at_index(&parts_p, k);
-        json_t *part = json_array_get(parts, k);
-        if ((e = want_array(&kp, part, c->config.challenges, "challenges")))
+        if ((e = want_array(&kp, json_array_get(parts, k), c->config.challenges, "challenges")))
             return e;
-        for (unsigned i = 0; i < c->config.challenges; i++) {
-            jpath ip = at_index(&kp, i);
-            uint64_t want = cuzk_porep_challenge(
-                c->replica_id, c->seed, (uint32_t)(c->config.challenges * k + i), c->shape.nodes);
-            if ((e = d_proof(d, &ip, json_array_get(part, i), (size_t)k * c->config.challenges + i,
-                             want)))
-                return e;
-        }
+    }
+    /* The first proof sets comm_r_last and comm_c, which the others are
+     * checked against; the others then decode on all threads. A failure
+     * is reported as the first failing proof's, decoded again here (a
+     * worker's message stays on its thread). */
+    size_t n = (size_t)c->config.partitions * c->config.challenges;
+    proofs_job j = {.d = d, .parts_p = &parts_p, .parts = parts};
+    atomic_init(&j.first_bad, n);
+    if ((e = one_proof(&j, 0)))
+        return e;
+    cuzk_parallel_for(n - 1, 1, proofs_range, &j);
+    size_t bad = atomic_load(&j.first_bad);
+    if (bad < n) {
+        if ((e = one_proof(&j, bad)))
+            return e;
+        return cuzk_fail(CUZK_EINTERNAL, "C1: proof %zu failed on a thread only", bad);
     }
     if (d->check) {
         const cuzk_poseidon *p2;
