@@ -54,6 +54,16 @@ size_t cuzk_merkle_sibling_count(const cuzk_merkle_shape *s);
  * node itself). Allocates one level at a time; multi-threaded. */
 cuzk_err cuzk_merkle_build(const cuzk_merkle_shape *s, const cuzk_fr *leaves, uint64_t index,
                            cuzk_fr *root, cuzk_fr *siblings);
+/* A whole tree kept for many paths: every level above the leaves (the
+ * leaves stay the caller's and must outlive it). Multi-threaded build;
+ * paths as cuzk_merkle_build gives them. */
+typedef struct cuzk_merkle_tree cuzk_merkle_tree;
+cuzk_err cuzk_merkle_tree_new(const cuzk_merkle_shape *s, const cuzk_fr *leaves,
+                              cuzk_merkle_tree **out);
+const cuzk_fr *cuzk_merkle_tree_root(const cuzk_merkle_tree *t);
+cuzk_err cuzk_merkle_tree_path(const cuzk_merkle_tree *t, uint64_t index, cuzk_fr *siblings);
+void cuzk_merkle_tree_free(cuzk_merkle_tree *t);
+
 /* The root implied by a leaf, its path and its index. */
 cuzk_err cuzk_merkle_root_from_path(const cuzk_merkle_shape *s, const cuzk_fr *leaf,
                                     const cuzk_fr *siblings, uint64_t index, cuzk_fr *root);

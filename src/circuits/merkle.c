@@ -115,6 +115,29 @@ static void level_range(void *vctx, size_t lo, size_t hi, unsigned worker)
         node_hash(c->p, c->in + i * c->arity, c->arity, &c->out[i]);
 }
 
+/* One level of n / arity nodes above cur, on all threads; NULL when out of
+ * memory. */
+static cuzk_fr *level_up(const cuzk_poseidon *p, unsigned arity, const cuzk_fr *cur, uint64_t n)
+{
+    cuzk_fr *next = malloc((size_t)(n / arity) * sizeof *next);
+    if (next) {
+        level_ctx c = {p, arity, cur, next};
+        cuzk_parallel_for((size_t)(n / arity), 256, level_range, &c);
+    }
+    return next;
+}
+
+/* The siblings of node `index` at a level of `arity`: the others of its
+ * group, in position order. */
+static cuzk_fr *group_siblings(const cuzk_fr *level, unsigned arity, uint64_t index, cuzk_fr *out)
+{
+    uint64_t group = index / arity * arity;
+    for (uint64_t j = group; j < group + arity; j++)
+        if (j != index)
+            *out++ = level[j];
+    return out;
+}
+
 cuzk_err cuzk_merkle_build(const cuzk_merkle_shape *s, const cuzk_fr *leaves, uint64_t index,
                            cuzk_fr *root, cuzk_fr *siblings)
 {
@@ -129,19 +152,13 @@ cuzk_err cuzk_merkle_build(const cuzk_merkle_shape *s, const cuzk_fr *leaves, ui
     for (unsigned l = 0; l < nl; l++) {
         const cuzk_poseidon *p;
         cuzk_err e = layer_hasher(s, ar[l], &p);
-        cuzk_fr *next = e ? NULL : malloc((size_t)(n / ar[l]) * sizeof *next);
+        cuzk_fr *next = e ? NULL : level_up(p, ar[l], cur, n);
         if (!next) {
             free(owned);
             return e ? e : cuzk_fail(CUZK_ENOMEM, "merkle: out of memory for a level");
         }
-        if (siblings) {
-            uint64_t group = index / ar[l] * ar[l];
-            for (uint64_t j = group; j < group + ar[l]; j++)
-                if (j != index)
-                    *siblings++ = cur[j];
-        }
-        level_ctx c = {p, ar[l], cur, next};
-        cuzk_parallel_for((size_t)(n / ar[l]), 256, level_range, &c);
+        if (siblings)
+            siblings = group_siblings(cur, ar[l], index, siblings);
         free(owned);
         cur = owned = next;
         n /= ar[l];
@@ -149,6 +166,65 @@ cuzk_err cuzk_merkle_build(const cuzk_merkle_shape *s, const cuzk_fr *leaves, ui
     }
     *root = cur[0];
     free(owned);
+    return CUZK_OK;
+}
+
+struct cuzk_merkle_tree {
+    unsigned n_levels, arity[MAX_LEVELS];
+    uint64_t leaves;
+    const cuzk_fr *level[MAX_LEVELS + 1]; /* [0] the caller's leaves, [n_levels] the root */
+};
+
+void cuzk_merkle_tree_free(cuzk_merkle_tree *t)
+{
+    if (!t)
+        return;
+    for (unsigned l = 1; l <= t->n_levels; l++)
+        free((void *)t->level[l]);
+    free(t);
+}
+
+cuzk_err cuzk_merkle_tree_new(const cuzk_merkle_shape *s, const cuzk_fr *leaves,
+                              cuzk_merkle_tree **out)
+{
+    *out = NULL;
+    CUZK_TRY(cuzk_merkle_shape_check(s));
+    cuzk_merkle_tree *t = calloc(1, sizeof *t);
+    if (!t)
+        return cuzk_fail(CUZK_ENOMEM, "merkle: out of memory for a tree");
+    t->n_levels = layers(s, t->arity);
+    t->leaves = cuzk_merkle_leaf_count(s);
+    t->level[0] = leaves;
+    uint64_t n = t->leaves;
+    for (unsigned l = 0; l < t->n_levels; l++) {
+        const cuzk_poseidon *p;
+        cuzk_err e = layer_hasher(s, t->arity[l], &p);
+        cuzk_fr *next = e ? NULL : level_up(p, t->arity[l], t->level[l], n);
+        if (!next) {
+            cuzk_merkle_tree_free(t);
+            return e ? e : cuzk_fail(CUZK_ENOMEM, "merkle: out of memory for a level");
+        }
+        t->level[l + 1] = next;
+        n /= t->arity[l];
+    }
+    *out = t;
+    return CUZK_OK;
+}
+
+const cuzk_fr *cuzk_merkle_tree_root(const cuzk_merkle_tree *t)
+{
+    return t->level[t->n_levels];
+}
+
+cuzk_err cuzk_merkle_tree_path(const cuzk_merkle_tree *t, uint64_t index, cuzk_fr *siblings)
+{
+    if (index >= t->leaves)
+        return cuzk_fail(CUZK_EINVAL, "merkle: leaf index %llu, the tree has %llu leaves",
+                         (unsigned long long)index, (unsigned long long)t->leaves);
+    for (unsigned l = 0; l < t->n_levels; l++) {
+        siblings = group_siblings(t->level[l], t->arity[l], index, siblings);
+        index /= t->arity[l];
+    }
     return CUZK_OK;
 }
 

@@ -237,6 +237,7 @@ cuzk_err cuzk_c1_generate(uint64_t registered_proof, const cuzk_seal_params *p,
     cuzk_fr *enc = malloc(nodes * sizeof *enc);
     const cuzk_poseidon *colp;
     cuzk_porep_graph g;
+    cuzk_merkle_tree *tree_d = NULL, *tree_c = NULL, *tree_r = NULL;
     if (!w || !lab || !cols || !hashes || !enc) {
         e = cuzk_fail(CUZK_ENOMEM, "out of memory for the trees of a C1 output");
         goto out;
@@ -257,33 +258,35 @@ cuzk_err cuzk_c1_generate(uint64_t registered_proof, const cuzk_seal_params *p,
         goto out;
     cuzk_fr_vec_add(enc, w, lab + (L - 1) * nodes, nodes);
 
+    /* The three trees once each, then every challenge's paths from them. */
     cuzk_merkle_shape td = tree_d_shape(nodes);
-    for (unsigned k = 0; k < c->config.partitions; k++)
-        for (unsigned i = 0; i < c->config.challenges && !e; i++) {
-            size_t idx = (size_t)k * c->config.challenges + i;
-            cuzk_porep_challenge_values *v = &c->values[idx];
-            cuzk_fr *pool = c->pool_ + idx * lo.per, root;
-            uint32_t ch = cuzk_porep_challenge(c->replica_id, seed,
-                                               (uint32_t)(c->config.challenges * k + i), nodes);
-            v->challenge = ch;
-            v->data_leaf = w[ch];
-            if ((e = cuzk_merkle_build(&td, w, ch, &root, pool)) ||
-                (e = cuzk_porep_parents(&g, ch, v->parents)))
-                break;
-            cuzk_fr *pc = pool + lo.nd, *ps = pc + CUZK_POREP_DEGREE * L;
-            for (unsigned j = 0; j < CUZK_POREP_DEGREE && !e; j++) {
-                memcpy(pc + j * L, cols + (size_t)v->parents[j] * L, L * sizeof *pc);
-                e = cuzk_merkle_build(&c->shape.tree, hashes, v->parents[j], &root, ps + j * lo.ns);
-            }
-            if (e ||
-                (e = cuzk_merkle_build(&c->shape.tree, enc, ch, &root,
-                                       ps + CUZK_POREP_DEGREE * lo.ns)) ||
-                (e = cuzk_merkle_build(&c->shape.tree, hashes, ch, &root,
-                                       ps + (CUZK_POREP_DEGREE + 1) * lo.ns)))
-                break;
-            memcpy(c->labels + idx * L, cols + (size_t)ch * L, L * sizeof *cols);
+    if ((e = cuzk_merkle_tree_new(&td, w, &tree_d)) ||
+        (e = cuzk_merkle_tree_new(&c->shape.tree, hashes, &tree_c)) ||
+        (e = cuzk_merkle_tree_new(&c->shape.tree, enc, &tree_r)))
+        goto out;
+    for (size_t idx = 0; idx < (size_t)c->config.partitions * c->config.challenges && !e; idx++) {
+        cuzk_porep_challenge_values *v = &c->values[idx];
+        cuzk_fr *pool = c->pool_ + idx * lo.per;
+        uint32_t ch = cuzk_porep_challenge(c->replica_id, seed, (uint32_t)idx, nodes);
+        v->challenge = ch;
+        v->data_leaf = w[ch];
+        if ((e = cuzk_merkle_tree_path(tree_d, ch, pool)) ||
+            (e = cuzk_porep_parents(&g, ch, v->parents)))
+            break;
+        cuzk_fr *pc = pool + lo.nd, *ps = pc + CUZK_POREP_DEGREE * L;
+        for (unsigned j = 0; j < CUZK_POREP_DEGREE && !e; j++) {
+            memcpy(pc + j * L, cols + (size_t)v->parents[j] * L, L * sizeof *pc);
+            e = cuzk_merkle_tree_path(tree_c, v->parents[j], ps + j * lo.ns);
         }
+        if (e || (e = cuzk_merkle_tree_path(tree_r, ch, ps + CUZK_POREP_DEGREE * lo.ns)) ||
+            (e = cuzk_merkle_tree_path(tree_c, ch, ps + (CUZK_POREP_DEGREE + 1) * lo.ns)))
+            break;
+        memcpy(c->labels + idx * L, cols + (size_t)ch * L, L * sizeof *cols);
+    }
 out:
+    cuzk_merkle_tree_free(tree_d);
+    cuzk_merkle_tree_free(tree_c);
+    cuzk_merkle_tree_free(tree_r);
     free(w);
     free(lab);
     free(cols);

@@ -75,10 +75,20 @@ static void shapes(void)
         uint64_t step = c == 0                              ? 1
                         : k->s.hasher == CUZK_MERKLE_SHA256 ? k->leaves
                                                             : k->leaves / 5 + 1;
+        /* The kept tree gives cuzk_merkle_build's root and paths. */
+        cuzk_merkle_tree *tree = NULL;
+        cuzk_fr *sib2 = malloc(ns * sizeof *sib2);
+        CHECK_OK(cuzk_merkle_tree_new(&k->s, leaves, &tree));
+        if (!tree)
+            return;
+        CHECK_ERR(cuzk_merkle_tree_path(tree, k->leaves, sib2), CUZK_EINVAL, "the tree has");
         for (uint64_t i = 0; i < k->leaves; i += step) {
             CHECK_OK(cuzk_merkle_build(&k->s, leaves, i, &root, sib));
             CHECK_OK(cuzk_merkle_root_from_path(&k->s, &leaves[i], sib, i, &root2));
             CHECK(cuzk_fr_eq(&root, &root2));
+            CHECK(cuzk_fr_eq(&root, cuzk_merkle_tree_root(tree)));
+            CHECK_OK(cuzk_merkle_tree_path(tree, i, sib2));
+            CHECK(!memcmp(sib, sib2, ns * sizeof *sib));
             for (int priv = 0; priv < 2; priv++) {
                 cuzk_cs *cs[3];
                 for (int m = 0; m < 3; m++)
@@ -111,6 +121,8 @@ static void shapes(void)
                     cuzk_cs_free(cs[m]);
             }
         }
+        cuzk_merkle_tree_free(tree);
+        free(sib2);
         /* A wrong sibling: the check mode names the root equality. */
         CHECK_OK(cuzk_merkle_build(&k->s, leaves, 0, &root, sib));
         cuzk_fr one;
