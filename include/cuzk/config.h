@@ -12,6 +12,13 @@
  *             backend = "cpu"                cpu | cuda | cuda:N | auto
  *             max_message_bytes = 134217728  largest gRPC message accepted
  *             shutdown_grace_s = 30          SIGTERM: time for running jobs to end
+ *             tls_cert = "", tls_key = ""    PEM server certificate chain and key: gRPC
+ *                                            over TLS on a TCP listen address
+ *             tls_client_ca = ""             PEM CA(s): clients must present a
+ *                                            certificate they signed (mTLS); the three
+ *                                            files are read again on SIGHUP
+ *             allow_insecure_tcp = false     allow listen / status_listen on an address
+ *                                            other than loopback without TLS
  *   [memory]  budget = "auto"                host memory for resident SRS plus partition
  *                                            working sets: "auto" (90% of MemAvailable at
  *                                            start), bytes, or "64GiB" / "512MiB" / "0" (none)
@@ -63,6 +70,8 @@ typedef struct {
 typedef struct {
     int verify_proofs;
     char *listen, *status_listen, *log_file, *pid_file, *backend;
+    char *tls_cert, *tls_key, *tls_client_ca; /* "" = none */
+    int allow_insecure_tcp;
     uint64_t max_message_bytes;
     double shutdown_grace_s;
     int budget_auto;

@@ -34,6 +34,9 @@
  *             [--priority low|normal|high|critical] [--request-id ID]
  *   common:   --addr ADDR (default $CUZK_ADDR, else unix:///run/curio/cuzk.sock)
  *             --json (machine-readable output), --rpc-timeout S (default none)
+ *             --tls-ca PEM (TLS: the CA of the daemon's certificate)
+ *             [--tls-cert PEM --tls-key PEM] (a client certificate, for mTLS)
+ *             [--tls-server-name NAME] (the name to check the certificate for)
  *
  * Each call is one unary RPC on a pluck completion queue: one batch with
  * every op, then pluck its tag. Exit status: 0 success; 1 a job that did not
@@ -52,6 +55,7 @@
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
 #include <grpc/slice.h>
+#include <grpc/support/log.h>
 #include <grpc/support/time.h>
 
 #include <math.h>
@@ -67,6 +71,7 @@
 
 typedef struct {
     const char *addr, *out, *public_out, *circuit, *request_id, *job_id;
+    const char *tls_ca, *tls_cert, *tls_key, *tls_server_name; /* PEM files; TLS when tls_ca */
     const char *witness[MAX_WIT];
     int n_witness, json, n, j;
     int kind, priority;
@@ -93,23 +98,80 @@ typedef struct {
     char details[1024];
 } rpc_status;
 
-static int client_open(client *c, const char *addr, double rpc_timeout_s)
+/* A PEM file as a NUL-terminated string; NULL with a message on stderr. */
+static char *read_pem(const char *path, const char *opt)
 {
+    uint8_t *d = NULL;
+    size_t n;
+    if (cuzk_read_file(path, &d, &n)) {
+        fprintf(stderr, "cuzk-bench: %s: %s\n", opt, cuzk_errmsg());
+        return NULL;
+    }
+    char *s = realloc(d, n + 1);
+    if (!s) {
+        free(d);
+        return NULL;
+    }
+    s[n] = 0;
+    return s;
+}
+
+/* The channel's credentials: TLS when --tls-ca names the CA that signed the
+ * daemon's certificate (with --tls-cert/--tls-key a client certificate
+ * too), plaintext otherwise. NULL with a message on stderr. */
+static grpc_channel_credentials *client_credentials(const copts *o)
+{
+    if ((o->tls_cert || o->tls_key) && !(o->tls_cert && o->tls_key && o->tls_ca)) {
+        fprintf(stderr, "cuzk-bench: --tls-cert and --tls-key go together, with --tls-ca\n");
+        return NULL;
+    }
+    if (!o->tls_ca)
+        return grpc_insecure_credentials_create();
+    char *ca = read_pem(o->tls_ca, "--tls-ca"), *cert = NULL, *key = NULL;
+    grpc_channel_credentials *cr = NULL;
+    if (ca && (!o->tls_cert || ((cert = read_pem(o->tls_cert, "--tls-cert")) &&
+                                (key = read_pem(o->tls_key, "--tls-key"))))) {
+        grpc_ssl_pem_key_cert_pair pair = {key, cert};
+        cr = grpc_ssl_credentials_create(ca, cert ? &pair : NULL, NULL, NULL);
+    }
+    free(ca);
+    free(cert);
+    free(key);
+    return cr;
+}
+
+/* gRPC's own error lines (a refused TLS handshake says why here) as ours. */
+static void client_log(gpr_log_func_args *a)
+{
+    if (a->severity == GPR_LOG_SEVERITY_ERROR)
+        fprintf(stderr, "cuzk-bench: grpc: %s\n", a->message);
+}
+
+static int client_open(client *c, const copts *o, const char *addr)
+{
+    gpr_set_log_function(client_log);
     grpc_init();
-    grpc_channel_credentials *cr = grpc_insecure_credentials_create();
+    grpc_channel_credentials *cr = client_credentials(o);
+    if (!cr) {
+        grpc_shutdown();
+        return -1;
+    }
     /* Short reconnect backoff: wait-ready polls a daemon that is starting,
      * and gRPC's default (1 s after a refused connection) would hide when
      * it became ready. */
-    grpc_arg arg[4] = {
+    grpc_arg arg[5] = {
         {GRPC_ARG_INTEGER, GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, {.integer = -1}},
         {GRPC_ARG_INTEGER, GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, {.integer = 20}},
         {GRPC_ARG_INTEGER, GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, {.integer = 20}},
         {GRPC_ARG_INTEGER, GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, {.integer = 200}},
+        {GRPC_ARG_STRING,
+         GRPC_SSL_TARGET_NAME_OVERRIDE_ARG,
+         {.string = (char *)o->tls_server_name}},
     };
-    grpc_channel_args args = {4, arg};
+    grpc_channel_args args = {o->tls_server_name ? 5 : 4, arg};
     c->ch = grpc_channel_create(addr, cr, &args);
     grpc_channel_credentials_release(cr);
-    c->rpc_timeout_s = rpc_timeout_s;
+    c->rpc_timeout_s = o->rpc_timeout_s;
     return c->ch ? 0 : -1;
 }
 
@@ -314,6 +376,14 @@ static int parse_copts(int argc, char **argv, copts *o)
         i++;
         if (!strcmp(a, "--addr"))
             o->addr = v;
+        else if (!strcmp(a, "--tls-ca"))
+            o->tls_ca = v;
+        else if (!strcmp(a, "--tls-cert"))
+            o->tls_cert = v;
+        else if (!strcmp(a, "--tls-key"))
+            o->tls_key = v;
+        else if (!strcmp(a, "--tls-server-name"))
+            o->tls_server_name = v;
         else if (!strcmp(a, "--out"))
             o->out = v;
         else if (!strcmp(a, "--public-out"))
@@ -1239,7 +1309,7 @@ int cuzk_bench_client(int argc, char **argv)
         return 2;
     }
     client c;
-    if (client_open(&c, o.addr, o.rpc_timeout_s)) {
+    if (client_open(&c, &o, o.addr)) {
         fprintf(stderr, "cuzk-bench: cannot create a channel to %s\n", o.addr);
         free(o.vanilla);
         return 2;

@@ -481,7 +481,9 @@ static int command_help(const char *name)
                        "    [--priority low|normal|high|critical] [--request-id ID]\n");
             if (commands[i].client)
                 printf("  --addr ADDR: default $CUZK_ADDR, else unix:///run/curio/cuzk.sock;"
-                       " --rpc-timeout S\n");
+                       " --rpc-timeout S\n"
+                       "  TLS: --tls-ca PEM (the CA of the daemon's certificate) [--tls-cert PEM"
+                       " --tls-key PEM] (a client certificate) [--tls-server-name NAME]\n");
             return 0;
         }
     fprintf(stderr, "cuzk-bench: unknown command \"%s\"\n", name);

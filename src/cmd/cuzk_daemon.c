@@ -16,7 +16,7 @@
  *
  * Signals: SIGTERM/SIGINT drain (no new jobs, running ones get
  * daemon.shutdown_grace_s to end, the rest are cancelled) and exit 0; SIGHUP
- * reopens the log file (rotation). */
+ * reopens the log file (rotation) and reads the TLS files again. */
 #define _GNU_SOURCE
 #include "cuzk/config.h"
 #include "cuzk/log.h"
@@ -408,6 +408,11 @@ int main(int argc, char **argv)
             got_hup = 0;
             if (log_is_file && cuzk_log_open(cfg.log_file[0] ? cfg.log_file : NULL) == CUZK_OK)
                 CUZK_INFO("log reopened (SIGHUP)");
+            if (cuzk_daemon_tls_on(&cfg)) {
+                cuzk_rpc_tls_reload(rpc);
+                CUZK_INFO("tls: the certificate, key and client CA are read again at the next "
+                          "connection (SIGHUP)");
+            }
         }
     }
     atomic_store(&d.draining, 1);

@@ -142,6 +142,25 @@ SETTER(s_status_listen)
     (void)k;
     return set_str(&c->status_listen, v);
 }
+SETTER(s_tls_cert)
+{
+    (void)k;
+    return set_str(&c->tls_cert, v);
+}
+SETTER(s_tls_key)
+{
+    (void)k;
+    return set_str(&c->tls_key, v);
+}
+SETTER(s_tls_client_ca)
+{
+    (void)k;
+    return set_str(&c->tls_client_ca, v);
+}
+SETTER(s_insecure_tcp)
+{
+    return parse_bool(k, v, &c->allow_insecure_tcp);
+}
 SETTER(s_log_file)
 {
     (void)k;
@@ -337,6 +356,10 @@ static const struct {
     {"daemon.backend", s_backend, 0},
     {"daemon.max_message_bytes", s_max_msg, 0},
     {"daemon.shutdown_grace_s", s_grace, 0},
+    {"daemon.tls_cert", s_tls_cert, 0},
+    {"daemon.tls_key", s_tls_key, 0},
+    {"daemon.tls_client_ca", s_tls_client_ca, 0},
+    {"daemon.allow_insecure_tcp", s_insecure_tcp, 0},
     {"memory.budget", s_budget, 0},
     {"memory.pinned_budget", s_pinned, 0},
     {"gpus.devices", s_devices, 1},
@@ -420,6 +443,7 @@ cuzk_err cuzk_config_defaults(cuzk_config *c)
     c->log_level = CUZK_LOG_INFO;
     if (set_str(&c->listen, "unix:///run/curio/cuzk.sock") || set_str(&c->status_listen, "") ||
         set_str(&c->log_file, "") || set_str(&c->pid_file, "") || set_str(&c->backend, "cpu") ||
+        set_str(&c->tls_cert, "") || set_str(&c->tls_key, "") || set_str(&c->tls_client_ca, "") ||
         set_str(&c->synthetic_param_dir, "/var/tmp/cuzk-synthetic") || set_str(&c->pce_dir, "") ||
         set_str(&c->param_cache, cache && *cache ? cache : "/var/tmp/filecoin-proof-parameters")) {
         cuzk_config_free(c);
@@ -528,6 +552,9 @@ void cuzk_config_free(cuzk_config *c)
 {
     free(c->listen);
     free(c->status_listen);
+    free(c->tls_cert);
+    free(c->tls_key);
+    free(c->tls_client_ca);
     free(c->log_file);
     free(c->pid_file);
     free(c->backend);

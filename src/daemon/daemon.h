@@ -53,6 +53,16 @@ cuzk_err cuzk_daemon_parse_tcp(const char *addr, const char *key, struct sockadd
 /* EIO naming key and the errno unless addr can be bound now (tried, then
  * let go). */
 cuzk_err cuzk_daemon_check_tcp_free(const char *addr, const char *key);
+/* TLS material as gRPC takes it: NUL-terminated PEM texts (ca_pem NULL
+ * without daemon.tls_client_ca). cuzk_daemon_tls_read reads the three
+ * files and checks that they parse and that the key is the certificate's. */
+typedef struct {
+    char *cert_pem, *key_pem, *ca_pem;
+} cuzk_daemon_tls;
+cuzk_err cuzk_daemon_tls_read(const cuzk_config *cfg, cuzk_daemon_tls *out);
+void cuzk_daemon_tls_free(cuzk_daemon_tls *t);
+/* gRPC speaks TLS: a certificate is set and listen is TCP. */
+int cuzk_daemon_tls_on(const cuzk_config *cfg);
 /* "unix:///p", "unix:/p", "unix:p" -> "/p" or "p"; NULL for TCP. */
 const char *cuzk_daemon_unix_path(const char *listen);
 
@@ -64,6 +74,9 @@ void cuzk_daemon_metrics(cuzk_daemon *d, FILE *out);
  * cuzk.v1.ProvingEngine and grpc.health.v1.Health on its own thread. */
 typedef struct cuzk_rpc cuzk_rpc;
 cuzk_err cuzk_rpc_start(cuzk_daemon *d, cuzk_rpc **out);
+/* Read the TLS files again at the next handshake (SIGHUP); no-op without
+ * TLS. */
+void cuzk_rpc_tls_reload(cuzk_rpc *r);
 /* Stop accepting calls, cancel what is left after grace_s, join. */
 void cuzk_rpc_stop(cuzk_rpc *r, double grace_s);
 

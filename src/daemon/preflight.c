@@ -14,6 +14,7 @@
 #include "cuzk/filecoin.h"
 #include "cuzk/params.h"
 #include "cuzk/pce.h"
+#include "cuzk/util.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,6 +22,9 @@
 #include <libgen.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +171,137 @@ static cuzk_err check_listen(const char *listen)
     return CUZK_OK;
 }
 
+/* Loopback: 127.0.0.0/8, ::1 and IPv4-mapped 127.x. */
+static int is_loopback(const struct sockaddr_storage *sa)
+{
+    if (sa->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+    if (sa->ss_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+    }
+    return 0;
+}
+
+int cuzk_daemon_tls_on(const cuzk_config *cfg)
+{
+    return cfg->tls_cert[0] && !cuzk_daemon_unix_path(cfg->listen);
+}
+
+/* EINVAL "KEY "ADDR" is reachable beyond this host and WHY" unless the
+ * TCP address is a loopback one. */
+static cuzk_err loopback_only(const char *addr, const char *key, const char *why)
+{
+    struct sockaddr_storage sa;
+    socklen_t len;
+    CUZK_TRY(cuzk_daemon_parse_tcp(addr, key, &sa, &len));
+    if (is_loopback(&sa))
+        return CUZK_OK;
+    return cuzk_fail(CUZK_EINVAL, "%s \"%s\" is reachable beyond this host and %s", key, addr, why);
+}
+
+/* Plain TCP on an address others can reach needs allow_insecure_tcp. */
+static cuzk_err check_transport(const cuzk_config *cfg)
+{
+    if (!cfg->tls_cert[0] != !cfg->tls_key[0])
+        return cuzk_fail(CUZK_EINVAL,
+                         "daemon.tls_cert and daemon.tls_key go together (%s is "
+                         "set, %s is not)",
+                         cfg->tls_cert[0] ? "tls_cert" : "tls_key",
+                         cfg->tls_cert[0] ? "tls_key" : "tls_cert");
+    if (cfg->tls_client_ca[0] && !cfg->tls_cert[0])
+        return cuzk_fail(CUZK_EINVAL,
+                         "daemon.tls_client_ca needs daemon.tls_cert and daemon.tls_key");
+    if (!cuzk_daemon_unix_path(cfg->listen) && !cfg->tls_cert[0] && !cfg->allow_insecure_tcp)
+        CUZK_TRY(loopback_only(cfg->listen, "daemon.listen",
+                               "has no TLS: set daemon.tls_cert and daemon.tls_key (and "
+                               "tls_client_ca), or daemon.allow_insecure_tcp = true"));
+    if (cfg->status_listen[0] && !cfg->allow_insecure_tcp)
+        CUZK_TRY(loopback_only(cfg->status_listen, "daemon.status_listen",
+                               "is plain HTTP: bind it to a loopback address (127.0.0.1:PORT), "
+                               "or set daemon.allow_insecure_tcp = true"));
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_daemon_tls_read(const cuzk_config *cfg, cuzk_daemon_tls *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *files[3] = {cfg->tls_cert, cfg->tls_key, cfg->tls_client_ca};
+    const char *keys[3] = {"daemon.tls_cert", "daemon.tls_key", "daemon.tls_client_ca"};
+    char **dst[3] = {&out->cert_pem, &out->key_pem, &out->ca_pem};
+    cuzk_err e = CUZK_OK;
+    for (int i = 0; i < 3 && !e; i++) {
+        if (!files[i][0])
+            continue;
+        size_t n;
+        uint8_t *d = NULL;
+        char *z = NULL;
+        if ((e = cuzk_read_file(files[i], &d, &n)))
+            cuzk_fail_ctx(e, "%s: ", keys[i]);
+        else if (!(z = realloc(d, n + 1)))
+            e = cuzk_fail(CUZK_ENOMEM, "out of memory");
+        if (!z)
+            free(d);
+        else
+            z[n] = 0, *dst[i] = z;
+    }
+    /* What gRPC would find wrong only at the first handshake: parse the
+     * certificates and the key, and match the key to the certificate. */
+    X509 *cert = NULL;
+    EVP_PKEY *key = NULL;
+    if (!e && out->cert_pem) {
+        BIO *b = BIO_new_mem_buf(out->cert_pem, -1);
+        cert = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
+        BIO_free(b);
+        if (!cert)
+            e = cuzk_fail(CUZK_EFORMAT, "daemon.tls_cert %s: no PEM certificate in it",
+                          cfg->tls_cert);
+    }
+    if (!e && out->key_pem) {
+        BIO *b = BIO_new_mem_buf(out->key_pem, -1);
+        key = b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL) : NULL;
+        BIO_free(b);
+        if (!key)
+            e = cuzk_fail(CUZK_EFORMAT,
+                          "daemon.tls_key %s: no PEM private key in it (or it is encrypted)",
+                          cfg->tls_key);
+        else if (cert && X509_check_private_key(cert, key) != 1)
+            e = cuzk_fail(CUZK_EINVAL, "daemon.tls_key %s is not the key of daemon.tls_cert %s",
+                          cfg->tls_key, cfg->tls_cert);
+    }
+    if (!e && out->ca_pem) {
+        BIO *b = BIO_new_mem_buf(out->ca_pem, -1);
+        X509 *ca = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
+        BIO_free(b);
+        if (!ca)
+            e = cuzk_fail(CUZK_EFORMAT, "daemon.tls_client_ca %s: no PEM certificate in it",
+                          cfg->tls_client_ca);
+        X509_free(ca);
+    }
+    X509_free(cert);
+    EVP_PKEY_free(key);
+    ERR_clear_error();
+    if (e)
+        cuzk_daemon_tls_free(out);
+    return e;
+}
+
+void cuzk_daemon_tls_free(cuzk_daemon_tls *t)
+{
+    free(t->cert_pem);
+    free(t->key_pem);
+    free(t->ca_pem);
+    memset(t, 0, sizeof *t);
+}
+
+static cuzk_err check_tls_files(const cuzk_config *cfg)
+{
+    cuzk_daemon_tls t;
+    CUZK_TRY(cuzk_daemon_tls_read(cfg, &t));
+    cuzk_daemon_tls_free(&t);
+    return CUZK_OK;
+}
+
 static cuzk_err check_pid_file(const char *path)
 {
     CUZK_TRY(check_parent_writable(path, "daemon.pid_file"));
@@ -288,6 +423,9 @@ int cuzk_daemon_preflight(const cuzk_config *cfg, int all, cuzk_preflight_report
         CHECK("log", check_parent_writable(cfg->log_file, "daemon.log_file"));
     if (all && cfg->pid_file[0])
         CHECK("pid file", check_pid_file(cfg->pid_file));
+    CHECK("config", check_transport(cfg));
+    if (cfg->tls_cert[0])
+        CHECK("tls", check_tls_files(cfg));
     if (all)
         CHECK("listen", check_listen(cfg->listen));
     if (all && cfg->status_listen[0])

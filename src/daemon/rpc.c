@@ -96,6 +96,8 @@ struct cuzk_rpc {
     int shutting_down, shutdown_seen;
     int lock_fd;
     char *sock_path;
+    atomic_int tls_reload; /* read the TLS files at the next handshake */
+    int tls_loaded;        /* a TLS configuration is in use */
 };
 
 typedef struct {
@@ -983,9 +985,67 @@ static void rpc_free(cuzk_rpc *r)
 
 /* gRPC's own log lines (a failed bind, transport noise) go to our log at
  * debug level; what an operator needs from them, we say in our own line. */
+/* gRPC's lines go to our log at debug level, except a refused TLS
+ * handshake (a client without a certificate, with one we do not trust or
+ * that has expired, or speaking plaintext), which an operator should see:
+ * gRPC's C core says why, but not which peer (it does not give the
+ * address of a connection that never became a call). */
+#define TLS_FAIL "Handshake failed with fatal error "
 static void grpc_log_to_ours(gpr_log_func_args *a)
 {
-    CUZK_DEBUG("grpc: %s (%s:%d)", a->message, a->file, a->line);
+    if (!strncmp(a->message, TLS_FAIL, strlen(TLS_FAIL)))
+        CUZK_WARN("tls: a connection was refused in its TLS handshake: %s",
+                  a->message + strlen(TLS_FAIL));
+    else
+        CUZK_DEBUG("grpc: %s (%s:%d)", a->message, a->file, a->line);
+}
+
+/* gRPC asks for the TLS configuration at every handshake: a new one the
+ * first time and after SIGHUP (cuzk_rpc_tls_reload), the one in use
+ * otherwise; a reload that fails keeps it. */
+static grpc_ssl_certificate_config_reload_status tls_fetch(void *ud,
+                                                           grpc_ssl_server_certificate_config **out)
+{
+    cuzk_rpc *r = ud;
+    if (!atomic_exchange(&r->tls_reload, 0))
+        return GRPC_SSL_CERTIFICATE_CONFIG_RELOAD_UNCHANGED;
+    const cuzk_config *cfg = r->d->cfg;
+    cuzk_daemon_tls t;
+    if (cuzk_daemon_tls_read(cfg, &t)) {
+        CUZK_ERROR("tls: %s; %s", cuzk_errmsg(),
+                   r->tls_loaded ? "the certificate in use stays" : "no TLS configuration");
+        return r->tls_loaded ? GRPC_SSL_CERTIFICATE_CONFIG_RELOAD_UNCHANGED
+                             : GRPC_SSL_CERTIFICATE_CONFIG_RELOAD_FAIL;
+    }
+    grpc_ssl_pem_key_cert_pair pair = {t.key_pem, t.cert_pem};
+    *out = grpc_ssl_server_certificate_config_create(t.ca_pem, &pair, 1); /* copies */
+    cuzk_daemon_tls_free(&t);
+    CUZK_INFO("tls: %s cert=%s client_ca=%s", r->tls_loaded ? "reloaded" : "loaded", cfg->tls_cert,
+              cfg->tls_client_ca[0] ? cfg->tls_client_ca : "(none: no client certificates asked)");
+    r->tls_loaded = 1;
+    return GRPC_SSL_CERTIFICATE_CONFIG_RELOAD_NEW;
+}
+
+void cuzk_rpc_tls_reload(cuzk_rpc *r)
+{
+    if (r && r->tls_loaded)
+        atomic_store(&r->tls_reload, 1);
+}
+
+static grpc_server_credentials *server_credentials(cuzk_rpc *r)
+{
+    if (!cuzk_daemon_tls_on(r->d->cfg))
+        return grpc_insecure_server_credentials_create();
+    /* Refused handshakes are logged at gRPC's debug level (grpc_log_to_ours
+     * keeps the rest at ours). */
+    gpr_set_log_verbosity(GPR_LOG_SEVERITY_DEBUG);
+    atomic_store(&r->tls_reload, 1);
+    grpc_ssl_server_credentials_options *o =
+        grpc_ssl_server_credentials_create_options_using_config_fetcher(
+            r->d->cfg->tls_client_ca[0] ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+                                        : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE,
+            tls_fetch, r);
+    return o ? grpc_ssl_server_credentials_create_with_options(o) : NULL;
 }
 
 cuzk_err cuzk_rpc_start(cuzk_daemon *d, cuzk_rpc **out)
@@ -1043,9 +1103,17 @@ cuzk_err cuzk_rpc_start(cuzk_daemon *d, cuzk_rpc **out)
                                                GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
     char addr[4200];
     snprintf(addr, sizeof addr, up ? "unix:%s" : "%s", up ? up : listen);
-    grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
-    int port = grpc_server_add_http2_port(r->server, addr, creds);
-    grpc_server_credentials_release(creds);
+    grpc_server_credentials *creds = server_credentials(r);
+    int port = creds ? grpc_server_add_http2_port(r->server, addr, creds) : 0;
+    if (creds)
+        grpc_server_credentials_release(creds);
+    if (port != 0 && cuzk_daemon_tls_on(d->cfg) && !r->tls_loaded) { /* fetched when bound */
+        rpc_free(r);
+        return cuzk_fail(CUZK_EINVAL,
+                         "daemon.listen %s: gRPC did not take the TLS configuration (the log "
+                         "says why)",
+                         listen);
+    }
     if (port == 0) {
         rpc_free(r);
         return cuzk_fail(CUZK_EIO,
@@ -1065,7 +1133,10 @@ cuzk_err cuzk_rpc_start(cuzk_daemon *d, cuzk_rpc **out)
         rpc_free(r);
         return cuzk_fail(CUZK_EINTERNAL, "cannot start the gRPC thread");
     }
-    CUZK_INFO("listening on %s (gRPC cuzk.v1.ProvingEngine, grpc.health.v1.Health)", listen);
+    CUZK_INFO("listening on %s (gRPC cuzk.v1.ProvingEngine, grpc.health.v1.Health%s)", listen,
+              cuzk_daemon_tls_on(d->cfg)
+                  ? (d->cfg->tls_client_ca[0] ? "; TLS, client certificates required" : "; TLS")
+                  : "");
     *out = r;
     return CUZK_OK;
 }
