@@ -17,6 +17,7 @@
  *             tls_client_ca = ""             PEM CA(s): clients must present a
  *                                            certificate they signed (mTLS); the three
  *                                            files are read again on SIGHUP
+ *             node_name = <host name>        this daemon's name in GetStatus and /status
  *             allow_insecure_tcp = false     allow listen / status_listen on an address
  *                                            other than loopback without TLS
  *   [memory]  budget = "auto"                host memory for resident SRS plus partition
@@ -71,6 +72,7 @@ typedef struct {
     int verify_proofs;
     char *listen, *status_listen, *log_file, *pid_file, *backend;
     char *tls_cert, *tls_key, *tls_client_ca; /* "" = none */
+    char *node_name;                          /* this daemon's name in a fleet's status */
     int allow_insecure_tcp;
     uint64_t max_message_bytes;
     double shutdown_grace_s;

@@ -6,7 +6,7 @@
  *   cuzk-bench submit  JOB-SPEC                   prints the job id
  *   cuzk-bench await   JOB-ID [--timeout-ms T]
  *   cuzk-bench cancel  JOB-ID
- *   cuzk-bench status | metrics
+ *   cuzk-bench status | metrics       status --addr A --addr B ...: one row per daemon
  *   cuzk-bench preload ID | evict ID
  *   cuzk-bench stress  JOB-SPEC --duration S [-j J] [--rate R] [--mixed]
  *                 jobs of all four priorities (and with --mixed, every fifth
@@ -72,6 +72,8 @@
 typedef struct {
     const char *addr, *out, *public_out, *circuit, *request_id, *job_id;
     const char *tls_ca, *tls_cert, *tls_key, *tls_server_name; /* PEM files; TLS when tls_ca */
+    const char *addrs[64]; /* every --addr given (status: one row each) */
+    int n_addrs;
     const char *witness[MAX_WIT];
     int n_witness, json, n, j;
     int kind, priority;
@@ -374,9 +376,14 @@ static int parse_copts(int argc, char **argv, copts *o)
             return -1;
         }
         i++;
-        if (!strcmp(a, "--addr"))
-            o->addr = v;
-        else if (!strcmp(a, "--tls-ca"))
+        if (!strcmp(a, "--addr")) {
+            if (o->n_addrs == (int)(sizeof o->addrs / sizeof *o->addrs)) {
+                fprintf(stderr, "cuzk-bench: at most %zu --addr\n",
+                        sizeof o->addrs / sizeof *o->addrs);
+                return -1;
+            }
+            o->addr = o->addrs[o->n_addrs++] = v;
+        } else if (!strcmp(a, "--tls-ca"))
             o->tls_ca = v;
         else if (!strcmp(a, "--tls-cert"))
             o->tls_cert = v;
@@ -1012,10 +1019,14 @@ static int cmd_srs(client *c, const copts *o, int evict)
 
 /* GetStatus as one JSON object: the totals, then arrays of queues, SRS and
  * jobs with the fields of the text form. */
-static void status_json(const Cuzk__V1__GetStatusResponse *r, const char *const *tiers)
+static const char *const tiers[] = {"hot", "warm", "cold"};
+
+/* One daemon's status as a JSON object (no newline). */
+static void status_json(const Cuzk__V1__GetStatusResponse *r)
 {
     printf("{\"ready\":%s", r->ready ? "true" : "false");
     json_str(",", "backend", r->backend);
+    json_str(",", "node_name", r->node_name);
     printf(",\"uptime_s\":%llu,\"completed\":%llu,\"failed\":%llu,\"cancelled\":%llu,"
            "\"rss_bytes\":%llu,\"budget_bytes\":%llu,\"used_bytes\":%llu,"
            "\"pinned_bytes\":%llu,\"queues\":[",
@@ -1043,7 +1054,7 @@ static void status_json(const Cuzk__V1__GetStatusResponse *r, const char *const 
         printf(",\"partitions_done\":%u,\"partitions\":%u}", r->jobs[i]->partitions_done,
                r->jobs[i]->partitions);
     }
-    printf("]}\n");
+    printf("]}");
 }
 
 static int cmd_status(client *c, const copts *o)
@@ -1054,16 +1065,16 @@ static int cmd_status(client *c, const copts *o)
                     "status"))
         return 2;
     Cuzk__V1__GetStatusResponse *r = (Cuzk__V1__GetStatusResponse *)resp;
-    static const char *const tiers[] = {"hot", "warm", "cold"};
     if (o->json) {
-        status_json(r, tiers);
+        status_json(r);
+        printf("\n");
         protobuf_c_message_free_unpacked(resp, NULL);
         return 0;
     }
-    printf("ready=%s backend=%s uptime_s=%llu completed=%llu failed=%llu cancelled=%llu "
+    printf("ready=%s backend=%s node=%s uptime_s=%llu completed=%llu failed=%llu cancelled=%llu "
            "rss_bytes=%llu budget_bytes=%llu used_bytes=%llu\n",
-           r->ready ? "true" : "false", r->backend, (unsigned long long)r->uptime_seconds,
-           (unsigned long long)r->total_proofs_completed,
+           r->ready ? "true" : "false", r->backend, r->node_name,
+           (unsigned long long)r->uptime_seconds, (unsigned long long)r->total_proofs_completed,
            (unsigned long long)r->total_proofs_failed,
            (unsigned long long)r->total_proofs_cancelled, (unsigned long long)r->rss_bytes,
            (unsigned long long)r->memory_budget_bytes, (unsigned long long)r->memory_used_bytes);
@@ -1081,6 +1092,79 @@ static int cmd_status(client *c, const copts *o)
                r->jobs[i]->partitions_done, r->jobs[i]->partitions);
     protobuf_c_message_free_unpacked(resp, NULL);
     return 0;
+}
+
+/* GetStatus of one daemon; NULL (the reason in why) when it does not
+ * answer. */
+static Cuzk__V1__GetStatusResponse *status_of(const copts *o, const char *addr, char *why,
+                                              size_t cap)
+{
+    client c;
+    if (client_open(&c, o, addr)) {
+        snprintf(why, cap, "cannot create a channel");
+        return NULL;
+    }
+    Cuzk__V1__GetStatusRequest req = CUZK__V1__GET_STATUS_REQUEST__INIT;
+    ProtobufCMessage *resp = NULL;
+    rpc_status st;
+    if (call_unary(&c, "/cuzk.v1.ProvingEngine/GetStatus", &req.base,
+                   &cuzk__v1__get_status_response__descriptor, &resp, o->rpc_timeout_s, 0, &st))
+        snprintf(why, cap, "%s: %s", status_name(st.status), st.details);
+    client_close(&c);
+    return (Cuzk__V1__GetStatusResponse *)resp;
+}
+
+/* `status --addr A --addr B ...`: one row per daemon (or one JSON object
+ * each, in a list); exit 1 when one does not answer. */
+static int cmd_status_fleet(const copts *o)
+{
+    copts oo = *o;
+    if (oo.rpc_timeout_s <= 0)
+        oo.rpc_timeout_s = 10; /* one dead daemon must not hang the table */
+    int bad = 0;
+    if (o->json)
+        printf("[");
+    else
+        printf("%-20s %-32s %-5s %-8s %9s %7s %6s %9s %6s %8s %s\n", "NODE", "ADDR", "READY",
+               "BACKEND", "UPTIME_S", "RUNNING", "QUEUED", "COMPLETED", "FAILED", "RSS_GIB", "SRS");
+    for (int i = 0; i < o->n_addrs; i++) {
+        char why[1200] = "";
+        Cuzk__V1__GetStatusResponse *r = status_of(&oo, o->addrs[i], why, sizeof why);
+        if (o->json) {
+            json_str(i ? ",{" : "{", "addr", o->addrs[i]);
+            if (!r) {
+                json_str(",", "error", why);
+                printf("}");
+            } else {
+                printf(",\"status\":");
+                status_json(r);
+                printf("}");
+            }
+        } else if (!r) {
+            printf("%-20s %-32s unreachable: %s\n", "-", o->addrs[i], why);
+        } else {
+            unsigned run = 0, queued = 0;
+            for (size_t q = 0; q < r->n_queues; q++)
+                run += r->queues[q]->in_progress, queued += r->queues[q]->pending;
+            char srs[512] = "";
+            for (size_t s = 0; s < r->n_loaded_srs; s++)
+                snprintf(srs + strlen(srs), sizeof srs - strlen(srs), "%s%s", s ? "," : "",
+                         r->loaded_srs[s]->circuit_id);
+            printf("%-20s %-32s %-5s %-8s %9llu %7u %6u %9llu %6llu %8.1f %s\n", r->node_name,
+                   o->addrs[i], r->ready ? "yes" : "no", r->backend,
+                   (unsigned long long)r->uptime_seconds, run, queued,
+                   (unsigned long long)r->total_proofs_completed,
+                   (unsigned long long)r->total_proofs_failed,
+                   (double)r->rss_bytes / (1024.0 * 1024 * 1024), srs[0] ? srs : "-");
+        }
+        if (r)
+            protobuf_c_message_free_unpacked(&r->base, NULL);
+        else
+            bad = 1;
+    }
+    if (o->json)
+        printf("]\n");
+    return bad;
 }
 
 static int cmd_metrics(client *c, const copts *o)
@@ -1307,6 +1391,16 @@ int cuzk_bench_client(int argc, char **argv)
     if (parse_copts(argc - 2, argv + 2, &o)) {
         free(o.vanilla);
         return 2;
+    }
+    if (o.n_addrs > 1 && which != 6) {
+        fprintf(stderr, "cuzk-bench: %s takes one --addr (status takes several)\n", cmds[which]);
+        free(o.vanilla);
+        return 2;
+    }
+    if (o.n_addrs > 1) {
+        int rc = cmd_status_fleet(&o);
+        free(o.vanilla);
+        return rc;
     }
     client c;
     if (client_open(&c, &o, o.addr)) {

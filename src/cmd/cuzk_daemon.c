@@ -322,9 +322,9 @@ int main(int argc, char **argv)
     if (access(cfg.param_cache, W_OK) == 0 &&
         cuzk_tmp_clean_stale(cfg.param_cache, NULL) != CUZK_OK)
         CUZK_WARN("%s", cuzk_errmsg());
-    CUZK_INFO("cuzk-daemon starting pid=%ld config=%s listen=%s param_cache=%s backend=%s",
-              (long)getpid(), o.config_path ? o.config_path : "-", cfg.listen, cfg.param_cache,
-              cfg.backend);
+    CUZK_INFO("cuzk-daemon starting pid=%ld node=%s config=%s listen=%s param_cache=%s backend=%s",
+              (long)getpid(), cfg.node_name, o.config_path ? o.config_path : "-", cfg.listen,
+              cfg.param_cache, cfg.backend);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static cuzk_err set_str(char **dst, const char *v)
 {
@@ -156,6 +157,15 @@ SETTER(s_tls_client_ca)
 {
     (void)k;
     return set_str(&c->tls_client_ca, v);
+}
+SETTER(s_node_name)
+{
+    if (!*v)
+        return cuzk_fail(CUZK_EINVAL, "%s must not be empty", k);
+    for (const char *p = v; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return cuzk_fail(CUZK_EINVAL, "%s: control characters are not allowed", k);
+    return set_str(&c->node_name, v);
 }
 SETTER(s_insecure_tcp)
 {
@@ -360,6 +370,7 @@ static const struct {
     {"daemon.tls_key", s_tls_key, 0},
     {"daemon.tls_client_ca", s_tls_client_ca, 0},
     {"daemon.allow_insecure_tcp", s_insecure_tcp, 0},
+    {"daemon.node_name", s_node_name, 0},
     {"memory.budget", s_budget, 0},
     {"memory.pinned_budget", s_pinned, 0},
     {"gpus.devices", s_devices, 1},
@@ -427,6 +438,9 @@ cuzk_err cuzk_config_defaults(cuzk_config *c)
 {
     memset(c, 0, sizeof *c);
     const char *cache = getenv("FIL_PROOFS_PARAMETER_CACHE");
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0 || !host[0])
+        strcpy(host, "localhost");
     c->verify_proofs = 1;
     c->max_message_bytes = (uint64_t)128 << 20; /* ~50 MB vanilla proofs, twice over */
     c->shutdown_grace_s = 30;
@@ -444,6 +458,7 @@ cuzk_err cuzk_config_defaults(cuzk_config *c)
     if (set_str(&c->listen, "unix:///run/curio/cuzk.sock") || set_str(&c->status_listen, "") ||
         set_str(&c->log_file, "") || set_str(&c->pid_file, "") || set_str(&c->backend, "cpu") ||
         set_str(&c->tls_cert, "") || set_str(&c->tls_key, "") || set_str(&c->tls_client_ca, "") ||
+        set_str(&c->node_name, host) ||
         set_str(&c->synthetic_param_dir, "/var/tmp/cuzk-synthetic") || set_str(&c->pce_dir, "") ||
         set_str(&c->param_cache, cache && *cache ? cache : "/var/tmp/filecoin-proof-parameters")) {
         cuzk_config_free(c);
@@ -555,6 +570,7 @@ void cuzk_config_free(cuzk_config *c)
     free(c->tls_cert);
     free(c->tls_key);
     free(c->tls_client_ca);
+    free(c->node_name);
     free(c->log_file);
     free(c->pid_file);
     free(c->backend);

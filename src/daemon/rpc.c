@@ -612,6 +612,7 @@ static void handle_status(call_ctx *c)
     resp.rss_bytes = cuzk_mem_rss();
     resp.ready = atomic_load(&d->ready) && !atomic_load(&d->draining);
     resp.backend = (char *)d->backend;
+    resp.node_name = d->cfg->node_name;
     reply_msg(c, &resp.base);
 out:
     free(ss);

@@ -74,6 +74,8 @@ void cuzk_daemon_status_json(cuzk_daemon *d, FILE *f)
             atomic_load(&d->ready) ? "true" : "false", atomic_load(&d->draining) ? "true" : "false",
             cuzk_now() - d->t_start);
     json_str(f, d->backend);
+    fprintf(f, ",\"node_name\":");
+    json_str(f, d->cfg->node_name);
     fprintf(f,
             ",\"rss_bytes\":%llu,\"memory\":{\"budget_bytes\":%llu,\"used_bytes\":%llu,"
             "\"pinned_bytes\":%llu,\"pinned_budget_bytes\":%llu}",

@@ -38,6 +38,10 @@ static void test_defaults(void)
           c.max_batch_size == 1 && c.max_batch_wait_ms == 0 && c.srs_device_only == 0);
     CHECK(c.max_message_bytes == (uint64_t)128 << 20);
     CHECK(!strcmp(c.backend, "cpu") && !c.status_listen[0] && !c.log_file[0]);
+    /* TLS off, plain TCP beyond loopback refused, the node named by the host */
+    CHECK(!c.tls_cert[0] && !c.tls_key[0] && !c.tls_client_ca[0] && !c.allow_insecure_tcp);
+    char host[256] = "";
+    CHECK(gethostname(host, sizeof host - 1) == 0 && !strcmp(c.node_name, host));
     cuzk_config_free(&c);
     setenv("FIL_PROOFS_PARAMETER_CACHE", "/srv/params", 1);
     CHECK_OK(cuzk_config_defaults(&c));
