@@ -2,7 +2,8 @@
 # `make test` also builds the ASan/UBSan tree and runs both test suites;
 # `make demo` starts cuzk-daemon on a built-in synthetic circuit, proves a batch
 # through cuzk-bench and stops it; `make demo-offline` runs setup -> prove ->
-# verify with the offline CLI. `make CUDA=off` builds the CPU backend only
+# verify with the offline CLI; `make package` builds the Debian package.
+# `make CUDA=off` builds the CPU backend only
 # (no nvcc run even where nvcc is installed).
 MAKEFLAGS += --no-print-directory
 BUILD     ?= build
@@ -12,7 +13,7 @@ BLST_DIR   = $(abspath $(BUILD))/deps/blst
 CUDA      ?= on
 CUDA_FLAG  = $(if $(filter off OFF 0 no,$(CUDA)),-DCUZK_CUDA=OFF,-DCUZK_CUDA=ON)
 
-.PHONY: all deps build san test demo demo-offline bench clean format
+.PHONY: all deps build san test demo demo-offline bench package clean format
 
 all: build
 
@@ -43,6 +44,10 @@ demo-offline: build
 
 bench: build
 	@bench/cpu_prove.sh $(BUILD)
+
+# The Debian package (cmake/package.cmake): $(BUILD)/cuzk_<version>_<arch>.deb
+package: build
+	@cd $(BUILD) && cpack -G DEB
 
 format:
 	@clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')

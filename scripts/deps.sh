@@ -22,6 +22,7 @@ have cmake || need_pkgs+=(cmake)
 have npm || need_pkgs+=(npm)
 have openssl || need_pkgs+=(openssl)
 have perl || need_pkgs+=(perl)
+have dpkg-shlibdeps || need_pkgs+=(dpkg-dev) # the Debian package's dependencies (make package)
 # libssl-dev: libcrypto's digests; libjansson-dev: JSON (C1 output). cuzk-daemon: the gRPC C core, protobuf-c (library and protoc-c),
 # libmicrohttpd, toml11 (a C++ header library, hence g++), libsystemd
 # (sd_notify) and pkg-config to find them; the daemon tests' Python client
