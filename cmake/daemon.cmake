@@ -124,5 +124,17 @@ if(CUZK_HAVE_DAEMON)
     cuzk_daemon_script_test(daemon_snap test_snap.sh daemon-snap "unit;daemon" 1500)
     cuzk_daemon_script_test(daemon_tls test_tls.sh daemon-tls "unit;daemon;san" 600)
     cuzk_daemon_script_test(daemon_fleet test_fleet.sh daemon-fleet "unit;daemon;san" 600)
+    # Two daemons behind nginx: Debian's nginx on the PATH, or unpacked into
+    # BUILD/deps/nginx by scripts/deps.sh (the test fails saying so if neither).
+    find_program(CUZK_NGINX nginx PATHS "${CMAKE_BINARY_DIR}/deps/nginx/usr/sbin" /usr/sbin
+                 NO_CACHE)
+    if(NOT CUZK_NGINX)
+      set(CUZK_NGINX "${CMAKE_BINARY_DIR}/deps/nginx/usr/sbin/nginx")
+    endif()
+    add_test(NAME daemon_nginx
+             COMMAND bash "${CMAKE_SOURCE_DIR}/tests/daemon/test_nginx.sh"
+                     $<TARGET_FILE:cuzk-daemon> $<TARGET_FILE:cuzk-bench> "${CUZK_NGINX}"
+                     "${CMAKE_BINARY_DIR}/test-tmp/daemon-nginx" "${CMAKE_SOURCE_DIR}")
+    set_tests_properties(daemon_nginx PROPERTIES LABELS "unit;daemon" TIMEOUT 900)
   endif()
 endif()

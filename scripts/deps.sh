@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what cuzk needs to build on a fresh Debian 12 machine, and nothing else:
 #   1. missing Debian packages (compiler, cmake, npm for the blst source tarball);
-#   2. blst 0.3.10 built from the source tree shipped inside the npm package
+#   2. Debian's nginx unpacked into $BUILD/deps/nginx (for a test) when
+#      nginx is not on the PATH;
+#   3. blst 0.3.10 built from the source tree shipped inside the npm package
 #      @chainsafe/blst@0.2.11, whose tarball is checked against a pinned sha512
 #      before it is unpacked. The result is cached in $BUILD/deps/blst.
 # Usage: scripts/deps.sh [BUILD_DIR]   (default: build)
@@ -40,6 +42,25 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}"
+fi
+
+# nginx for the load-balancing test (tests/daemon/test_nginx.sh): Debian's
+# package unpacked under the build folder, not installed (so no nginx service
+# is started on this machine); an nginx already on the PATH is used instead.
+NGINX_DIR="$BUILD_DIR/deps/nginx"
+unpack_nginx() {
+    local w
+    w=$(mktemp -d)
+    (cd "$w" && apt-get download nginx >/dev/null 2>&1) ||
+        { apt-get update -qq && (cd "$w" && apt-get download nginx >/dev/null); } &&
+        mkdir -p "$NGINX_DIR" && dpkg-deb -x "$w"/nginx_*.deb "$NGINX_DIR"
+    local r=$?
+    rm -rf "$w"
+    return $r
+}
+if ! have nginx && [ ! -x "$NGINX_DIR/usr/sbin/nginx" ]; then
+    echo "deps: unpacking Debian's nginx into $NGINX_DIR"
+    unpack_nginx || echo "deps: could not fetch nginx; the nginx test (daemon_nginx) will fail" >&2
 fi
 
 if [ -f "$DEST/lib/libblst.a" ] && [ -f "$DEST/include/blst.h" ] &&

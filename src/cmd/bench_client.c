@@ -3,6 +3,8 @@
  *   cuzk-bench wait-ready [--timeout S]          until Health.Check says SERVING
  *   cuzk-bench single  JOB-SPEC [--out PROOF] [--public-out FILE]
  *   cuzk-bench batch   JOB-SPEC -n N [-j J]       N jobs, J at a time; throughput
+ *                 [--prove [--retries R]]: each job by the Prove RPC (what a load
+ *                 balancer needs), again on UNAVAILABLE up to R times
  *   cuzk-bench submit  JOB-SPEC                   prints the job id
  *   cuzk-bench await   JOB-ID [--timeout-ms T]
  *   cuzk-bench cancel  JOB-ID
@@ -74,6 +76,7 @@ typedef struct {
     const char *tls_ca, *tls_cert, *tls_key, *tls_server_name; /* PEM files; TLS when tls_ca */
     const char *addrs[64]; /* every --addr given (status: one row each) */
     int n_addrs;
+    int prove_rpc, retries; /* batch: the Prove RPC, retried on UNAVAILABLE */
     const char *witness[MAX_WIT];
     int n_witness, json, n, j;
     int kind, priority;
@@ -367,6 +370,10 @@ static int parse_copts(int argc, char **argv, copts *o)
             *(a[2] == 'j' ? &o->json : &o->mixed) = 1;
             continue;
         }
+        if (!strcmp(a, "--prove")) {
+            o->prove_rpc = 1;
+            continue;
+        }
         if (a[0] != '-') {
             o->job_id = a; /* positional: job id or circuit id */
             continue;
@@ -383,7 +390,9 @@ static int parse_copts(int argc, char **argv, copts *o)
                 return -1;
             }
             o->addr = o->addrs[o->n_addrs++] = v;
-        } else if (!strcmp(a, "--tls-ca"))
+        } else if (!strcmp(a, "--retries"))
+            o->retries = atoi(v);
+        else if (!strcmp(a, "--tls-ca"))
             o->tls_ca = v;
         else if (!strcmp(a, "--tls-cert"))
             o->tls_cert = v;
@@ -848,10 +857,41 @@ typedef struct {
     job_spec *js;
     pthread_mutex_t lock;
     int next, done, completed, failed, rpc_errors;
-    double *totals; /* seconds per job, client-side */
+    int unavailable, retried_ok; /* --prove: UNAVAILABLE answers, jobs done after one */
+    double *totals;              /* seconds per job, client-side */
     uint64_t sum_queue, sum_synth, sum_prove, sum_srs;
     cuzk_progress *progress; /* jobs done, on stderr (NULL with --json) */
 } batch_state;
+
+/* One job by the Prove RPC (submit and await in one call, so that a load
+ * balancer keeps both on one daemon), tried again on UNAVAILABLE (a daemon
+ * gone, or none reachable) up to --retries times. 0 with *out (free *held);
+ * 2 after printing the RPC error. */
+static int prove_job(batch_state *b, Cuzk__V1__AwaitProofResponse **out, ProtobufCMessage **held,
+                     int *unavailable)
+{
+    Cuzk__V1__ProveRequest req = CUZK__V1__PROVE_REQUEST__INIT;
+    req.submit = &b->js->req;
+    rpc_status st;
+    *unavailable = 0;
+    for (int attempt = 0;; attempt++) {
+        if (!call_unary(b->c, "/cuzk.v1.ProvingEngine/Prove", &req.base,
+                        &cuzk__v1__prove_response__descriptor, held, b->o->rpc_timeout_s, 0, &st)) {
+            Cuzk__V1__ProveResponse *r = (Cuzk__V1__ProveResponse *)*held;
+            if (r->result) {
+                *out = r->result;
+                return 0;
+            }
+            protobuf_c_message_free_unpacked(*held, NULL);
+            *held = NULL;
+            fprintf(stderr, "cuzk-bench: prove: an answer without a result\n");
+            return 2;
+        }
+        if (st.status != GRPC_STATUS_UNAVAILABLE || attempt >= b->o->retries)
+            return rpc_fail("prove", &st);
+        (*unavailable)++;
+    }
+}
 
 static void *batch_worker(void *arg)
 {
@@ -865,16 +905,24 @@ static void *batch_worker(void *arg)
         double t = cuzk_now();
         char job_id[128];
         Cuzk__V1__AwaitProofResponse *r = NULL;
-        int rc = submit_spec(b->c, b->o, b->js, job_id, sizeof job_id);
-        if (!rc)
-            rc = await_job(b->c, b->o, job_id, &r);
+        ProtobufCMessage *held = NULL; /* what r lives in */
+        int rc, unavailable = 0;
+        if (b->o->prove_rpc) {
+            rc = prove_job(b, &r, &held, &unavailable);
+        } else {
+            rc = submit_spec(b->c, b->o, b->js, job_id, sizeof job_id);
+            if (!rc && !(rc = await_job(b->c, b->o, job_id, &r)))
+                held = &r->base;
+        }
         pthread_mutex_lock(&b->lock);
         b->totals[i] = cuzk_now() - t;
         b->done++;
+        b->unavailable += unavailable;
         if (rc)
             b->rpc_errors++;
         else if (r->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED) {
             b->completed++;
+            b->retried_ok += unavailable > 0;
             b->sum_queue += r->queue_wait_ms;
             b->sum_srs += r->srs_load_ms;
             b->sum_synth += r->synthesis_ms;
@@ -886,8 +934,8 @@ static void *batch_worker(void *arg)
         }
         cuzk_progress_update(b->progress, (uint64_t)b->done);
         pthread_mutex_unlock(&b->lock);
-        if (r)
-            protobuf_c_message_free_unpacked(&r->base, NULL);
+        if (held)
+            protobuf_c_message_free_unpacked(held, NULL);
     }
 }
 
@@ -952,17 +1000,19 @@ static int cmd_batch(client *c, const copts *o)
         printf("{\"jobs\":%d,\"concurrency\":%d,\"completed\":%d,\"failed\":%d,\"rpc_errors\":%d,"
                "\"wall_s\":%.3f,\"proofs_per_s\":%.3f,\"latency_p50_s\":%.3f,"
                "\"latency_p95_s\":%.3f,\"mean_queue_ms\":%.1f,\"mean_srs_load_ms\":%.1f,"
-               "\"mean_synthesis_ms\":%.1f,\"mean_prove_ms\":%.1f}\n",
+               "\"mean_synthesis_ms\":%.1f,\"mean_prove_ms\":%.1f,\"unavailable\":%d,"
+               "\"retried_ok\":%d}\n",
                o->n, o->j, b.completed, b.failed, b.rpc_errors, wall, b.completed / wall, p50, p95,
                (double)b.sum_queue / k, (double)b.sum_srs / k, (double)b.sum_synth / k,
-               (double)b.sum_prove / k);
+               (double)b.sum_prove / k, b.unavailable, b.retried_ok);
     else
         printf("batch jobs=%d concurrency=%d completed=%d failed=%d rpc_errors=%d wall_s=%.3f "
                "proofs_per_s=%.3f latency_p50_s=%.3f latency_p95_s=%.3f mean_queue_ms=%.1f "
-               "mean_srs_load_ms=%.1f mean_synthesis_ms=%.1f mean_prove_ms=%.1f\n",
+               "mean_srs_load_ms=%.1f mean_synthesis_ms=%.1f mean_prove_ms=%.1f unavailable=%d "
+               "retried_ok=%d\n",
                o->n, o->j, b.completed, b.failed, b.rpc_errors, wall, b.completed / wall, p50, p95,
                (double)b.sum_queue / k, (double)b.sum_srs / k, (double)b.sum_synth / k,
-               (double)b.sum_prove / k);
+               (double)b.sum_prove / k, b.unavailable, b.retried_ok);
     free(b.totals);
     pthread_mutex_destroy(&b.lock);
     spec_free(&js);

@@ -434,7 +434,7 @@ static const struct {
     {"single", "submit one job and await its proof",
      "single JOB-SPEC [--out PROOF] [--public-out FILE] [--json] [--addr A]", 1},
     {"batch", "N jobs, J at a time: throughput and latency",
-     "batch JOB-SPEC -n N [-j J] [--json] [--addr A]", 1},
+     "batch JOB-SPEC -n N [-j J] [--prove [--retries R]] [--json] [--addr A]", 1},
     {"submit", "submit one job, print its id", "submit JOB-SPEC [--addr A]", 1},
     {"await", "await a submitted job", "await JOB-ID [--timeout-ms T] [--json] [--addr A]", 1},
     {"cancel", "cancel a job", "cancel JOB-ID [--addr A]", 1},
