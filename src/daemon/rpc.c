@@ -997,6 +997,8 @@ static void grpc_log_to_ours(gpr_log_func_args *a)
     if (!strncmp(a->message, TLS_FAIL, strlen(TLS_FAIL)))
         CUZK_WARN("tls: a connection was refused in its TLS handshake: %s",
                   a->message + strlen(TLS_FAIL));
+    else if (!strncmp(a->message, "assertion failed", 16)) /* gRPC aborts next */
+        CUZK_ERROR("grpc: %s (%s:%d)", a->message, a->file, a->line);
     else
         CUZK_DEBUG("grpc: %s (%s:%d)", a->message, a->file, a->line);
 }
@@ -1019,7 +1021,11 @@ static grpc_ssl_certificate_config_reload_status tls_fetch(void *ud,
                              : GRPC_SSL_CERTIFICATE_CONFIG_RELOAD_FAIL;
     }
     grpc_ssl_pem_key_cert_pair pair = {t.key_pem, t.cert_pem};
-    *out = grpc_ssl_server_certificate_config_create(t.ca_pem, &pair, 1); /* copies */
+    /* gRPC's certificate fetcher insists on root certificates even when no
+     * client certificate is asked for: then the server's own chain stands
+     * in, unused. */
+    *out = grpc_ssl_server_certificate_config_create(t.ca_pem ? t.ca_pem : t.cert_pem, &pair,
+                                                     1); /* copies */
     cuzk_daemon_tls_free(&t);
     CUZK_INFO("tls: %s cert=%s client_ca=%s", r->tls_loaded ? "reloaded" : "loaded", cfg->tls_cert,
               cfg->tls_client_ca[0] ? cfg->tls_client_ca : "(none: no client certificates asked)");

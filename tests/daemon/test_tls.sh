@@ -113,6 +113,27 @@ kill -TERM "$D"
 wait_exit "$D" 60
 if [ "$rc" -eq 0 ]; then ok; else bad "daemon exit $rc"; fi
 
+# TLS without client certificates: any client that trusts the server's CA.
+P3=$(free_port)
+"$DAEMON" --listen "127.0.0.1:$P3" --param-cache "$T/params" --log-file "$T/d3.log" \
+    --set daemon.tls_cert="$C/server.pem" --set daemon.tls_key="$C/server.key" 2>>"$T/d3.log" &
+D3=$!
+pids+=("$D3")
+expect 0 "" -- "$BENCH" wait-ready --addr "127.0.0.1:$P3" --tls-ca "$C/ca1.pem" --timeout 60
+contains "$T/d3.log" "Health; TLS)" "the listen line says TLS without client certificates"
+expect 0 "ready=true" -- "$BENCH" status --addr "127.0.0.1:$P3" --tls-ca "$C/ca1.pem" \
+    --rpc-timeout 10
+expect 2 "certificate verify failed" -- "$BENCH" status --addr "127.0.0.1:$P3" \
+    --tls-ca "$C/ca2.pem" --rpc-timeout 10
+refused_plain=$(grep -c "refused in its TLS handshake" "$T/d3.log")
+expect 2 "UNAVAILABLE" -- "$BENCH" status --addr "127.0.0.1:$P3" --rpc-timeout 10
+sleep 0.3
+if [ "$(grep -c "refused in its TLS handshake" "$T/d3.log")" -gt "$refused_plain" ]; then ok; else
+    bad "a plaintext client on the TLS-only daemon is not logged"; fi
+kill -TERM "$D3"
+wait_exit "$D3" 60
+if [ "$rc" -eq 0 ]; then ok; else bad "TLS-only daemon exit $rc"; fi
+
 # Start-up rules: plain TCP beyond loopback needs allow_insecure_tcp.
 P2=$(free_port)
 expect 2 "is reachable beyond this host and has no TLS" -- \
