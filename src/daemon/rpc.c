@@ -988,15 +988,26 @@ static void rpc_free(cuzk_rpc *r)
  * debug level; what an operator needs from them, we say in our own line. */
 /* gRPC's lines go to our log at debug level, except a refused TLS
  * handshake (a client without a certificate, with one we do not trust or
- * that has expired, or speaking plaintext), which an operator should see:
- * gRPC's C core says why, but not which peer (it does not give the
- * address of a connection that never became a call). */
+ * that has expired, or speaking plaintext), which an operator should see
+ * with the peer and the reason. gRPC's C core gives the reason but not the
+ * peer of a connection that never became a call; with TLS on, its "tcp"
+ * tracer is enabled, whose "READ <endpoint> (peer=...)" line comes on the
+ * thread that then runs the handshake on what was read, so the last peer
+ * read on this thread is the refused one. */
 #define TLS_FAIL "Handshake failed with fatal error "
+static _Thread_local char last_peer[96];
+
 static void grpc_log_to_ours(gpr_log_func_args *a)
 {
+    const char *p;
+    if (!strncmp(a->message, "READ ", 5) && (p = strstr(a->message, "(peer="))) {
+        size_t n = strcspn(p + 6, ")");
+        snprintf(last_peer, sizeof last_peer, "%.*s", (int)n, p + 6);
+        return;
+    }
     if (!strncmp(a->message, TLS_FAIL, strlen(TLS_FAIL)))
-        CUZK_WARN("tls: a connection was refused in its TLS handshake: %s",
-                  a->message + strlen(TLS_FAIL));
+        CUZK_WARN("tls: a connection was refused in its TLS handshake: peer=%s reason=%s",
+                  last_peer[0] ? last_peer : "unknown", a->message + strlen(TLS_FAIL));
     else if (!strncmp(a->message, "assertion failed", 16)) /* gRPC aborts next */
         CUZK_ERROR("grpc: %s (%s:%d)", a->message, a->file, a->line);
     else
@@ -1043,9 +1054,11 @@ static grpc_server_credentials *server_credentials(cuzk_rpc *r)
 {
     if (!cuzk_daemon_tls_on(r->d->cfg))
         return grpc_insecure_server_credentials_create();
-    /* Refused handshakes are logged at gRPC's debug level (grpc_log_to_ours
-     * keeps the rest at ours). */
-    gpr_set_log_verbosity(GPR_LOG_SEVERITY_DEBUG);
+    /* Refused handshakes and the tcp tracer's lines are logged at gRPC's
+     * info level (grpc_log_to_ours keeps the rest at our debug level); not
+     * its debug level, where the tracer would dump every byte read. */
+    gpr_set_log_verbosity(GPR_LOG_SEVERITY_INFO);
+    grpc_tracer_set_enabled("tcp", 1);
     atomic_store(&r->tls_reload, 1);
     grpc_ssl_server_credentials_options *o =
         grpc_ssl_server_credentials_create_options_using_config_fetcher(

@@ -77,8 +77,9 @@ refused() { # WHAT NEEDLE-IN-LOG ARGS...
         [ "$(grep -c "refused in its TLS handshake" "$LOG")" -gt "$before" ] && break
         sleep 0.1
     done
-    if grep "refused in its TLS handshake" "$LOG" | tail -n +$((before + 1)) | grep -qF "$needle"
-    then ok; else bad "$what: no refusal naming \"$needle\" in $LOG: $(tail -3 "$LOG")"; fi
+    if grep "refused in its TLS handshake" "$LOG" | tail -n +$((before + 1)) |
+        grep -E "peer=ipv4:127\.0\.0\.1:[0-9]+ reason=" | grep -qF "$needle"
+    then ok; else bad "$what: no refusal naming the peer and \"$needle\" in $LOG: $(tail -3 "$LOG")"; fi
 }
 refused "no client certificate" "peer did not return a certificate" "${TLS[@]}"
 refused "a certificate of another CA" "certificate verify failed" "${TLS[@]}" \
