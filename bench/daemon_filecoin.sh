@@ -10,6 +10,11 @@
 #          verify`)
 #   snap   the same for SnapDeals (`cuzk gen snap`, the request's
 #          commitments from its request.json)
+#   mixed  both circuits resident in one daemon, JOBS PoRep and JOBS SnapDeals
+#          requests at once (two batches side by side). Both parameter sets do
+#          not fit a 64 GB disk: with SET="srs.device_only=true" the PoRep
+#          .params file is deleted once the daemon keeps it on the GPU only,
+#          before the SnapDeals parameters are made and preloaded (PreloadSRS)
 # Usage: bench/daemon_filecoin.sh BIN_DIR OUT_DIR [PARTS...]   (default: porep snap)
 # Environment: SIZE (32GiB; 2KiB for a dry run), BACKEND (cuda; cpu),
 # JOBS (4), BUDGET (100GiB), WORK (/tmp/cuzk-daemon-bench), SET (daemon settings,
@@ -31,43 +36,53 @@ case $SIZE in
 esac
 circuit() { "$B/cuzk" filecoin list | awk -v f="$1" -v n="$2" '$1 == f && $2 == n {print $10}'; }
 . "$(dirname "$0")/lib.sh"
-STEP_SHOW="^(batch|memmon|proof is valid|jobs)|completed=|peak_"
-run_daemon() { # NAME CIRCUIT SPEC...: setup, daemon, batch with memmon, stop
+STEP_SHOW="^(batch|memmon|proof is valid|jobs|mixed)|completed=|peak_"
+# The daemon on $W/d.sock with circuit ID preloaded (parameters made first);
+# its pid in $dpid, log in $O/NAME-daemon.log.
+start_daemon() { # NAME ID
     local name=$1 id=$2 sets=() kv
-    shift 2
     for kv in ${SET:-}; do sets+=(--set "$kv"); done
     "$B/cuzk" setup --circuit "$id" --out "$W/params" --backend "$BACKEND" || return 1
     du -sh "$W/params"
     "$B/cuzk-daemon" --listen "unix://$W/d.sock" --log-file "$O/$name-daemon.log" \
         --param-cache "$W/params" --backend "$BACKEND" --preload "$id" --budget "$BUDGET" \
         "${sets[@]}" 2>>"$O/$name-daemon.log" &
-    local d=$!
-    local ready=0 t
+    dpid=$!
+    local t
     for ((t = 0; t < 900; t += 5)); do # until ready, or the daemon has stopped
-        kill -0 $d 2>/dev/null || break
+        kill -0 $dpid 2>/dev/null || break
         "$B/cuzk-bench" wait-ready --addr "unix://$W/d.sock" --timeout 5 >/dev/null 2>&1 &&
-            ready=1 && break
+            return 0
     done
-    [ $ready = 1 ] || {
-        echo "daemon not ready: $(tail -n 1 "$O/$name-daemon.log")"
-        kill -TERM $d 2>/dev/null
-        wait $d
-        return 1
-    }
-    "$B/cuzk-bench" memmon --addr "unix://$W/d.sock" --pid $d --interval-ms 200 \
-        --duration 3600 --out "$O/$name-mem.csv" >"$W/memmon.txt" 2>&1 &
-    local m=$!
-    "$B/cuzk-bench" batch --addr "unix://$W/d.sock" -n "$JOBS" -j "$JOBS" "$@"
-    local r=$?
-    "$B/cuzk-bench" single --addr "unix://$W/d.sock" "$@" --out "$W/$name.proof" \
-        --public-out "$W/$name.public" || r=1
-    kill -TERM $d
-    wait $d
-    wait $m 2>/dev/null # memmon ends with the daemon and prints its peaks
-    cat "$W/memmon.txt"
-    return $r
+    echo "daemon not ready: $(tail -n 1 "$O/$name-daemon.log")"
+    kill -TERM $dpid 2>/dev/null
+    wait $dpid
+    return 1
 }
-porep() {
+memmon_start() { # NAME: samples the daemon into $O/NAME-mem.csv; pid in $mpid
+    "$B/cuzk-bench" memmon --addr "unix://$W/d.sock" --pid $dpid --interval-ms 200 \
+        --duration 3600 --out "$O/$1-mem.csv" >"$W/memmon.txt" 2>&1 &
+    mpid=$!
+}
+stop_daemon() {
+    kill -TERM $dpid
+    wait $dpid
+    [ -n "${mpid:-}" ] || return 0
+    wait $mpid 2>/dev/null # memmon ends with the daemon and prints its peaks
+    cat "$W/memmon.txt"
+    mpid=
+}
+single() { # NAME SPEC...: one request alone, its proof verified offline
+    local name=$1 vk
+    shift
+    "$B/cuzk-bench" single --addr "unix://$W/d.sock" "$@" --out "$W/$name.proof" \
+        --public-out "$W/$name.public" || return 1
+    if [ "$name" = snap ]; then vk=$(ls "$W"/params/*empty-sector-update*.vk | head -1); else
+        vk=$(ls "$W"/params/*.vk | grep -v empty-sector-update | head -1); fi
+    "$B/cuzk" verify --vk "$vk" --public "$W/$name.public" --proof "$W/$name.proof"
+}
+# The requests as Curio sends them: porep_spec / snap_spec (cuzk-bench JOB-SPECs).
+prep_porep() {
     "$B/cuzk" gen porep --sector-size "$SIZE" --registered-proof "$SEAL" --miner-id 1000 \
         --sector-number 1 --out "$W/c1.json" || return 1
     python3 -c 'import base64, json, sys
@@ -77,28 +92,66 @@ open(sys.argv[2], "w").write(json.dumps({"SectorNum": 1,
     separators=(",", ":")))' "$W/c1.json" "$W/env.json" "$("$B/cuzk" filecoin list --json |
         python3 -c "import json,sys; print([e['sector_size'] for e in json.load(sys.stdin) if e['family']=='seal' and e['number']==$SEAL][0])")" ||
         return 1
-    run_daemon porep "$(circuit seal "$SEAL")" --kind porep --registered-proof "$SEAL" \
-        --vanilla "$W/env.json" --sector-number 1 --miner-id 1000 || return 1
-    "$B/cuzk" verify --vk "$(ls "$W"/params/*.vk | head -1)" --public "$W/porep.public" \
-        --proof "$W/porep.proof"
+    porep_spec=(--kind porep --registered-proof "$SEAL" --vanilla "$W/env.json" --sector-number 1
+        --miner-id 1000)
 }
-snap() {
+prep_snap() {
     "$B/cuzk" gen snap --sector-size "$SIZE" --out "$W/u" >"$W/u.txt" || return 1
-    local v=() k
+    local k
+    snap_spec=(--kind snap --registered-proof "$UPD")
     for ((k = 0; ; k++)); do
         [ -e "$W/u/partition-$k.vproof" ] || break
-        v+=(--vanilla "$W/u/partition-$k.vproof")
+        snap_spec+=(--vanilla "$W/u/partition-$k.vproof")
     done
     key() { sed -n "s/^$1=//p" "$W/u.txt"; }
-    run_daemon snap "$(circuit update "$UPD")" --kind snap --registered-proof "$UPD" "${v[@]}" \
-        --comm-r-old "$(key comm_r_old)" --comm-d-new "$(key comm_d_new)" \
-        --comm-r-new "$(key comm_r_new)" || return 1
-    "$B/cuzk" verify --vk "$(ls "$W"/params/*empty-sector-update*.vk | head -1)" \
-        --public "$W/snap.public" --proof "$W/snap.proof"
+    snap_spec+=(--comm-r-old "$(key comm_r_old)" --comm-d-new "$(key comm_d_new)"
+        --comm-r-new "$(key comm_r_new)")
+}
+one_kind() { # NAME CIRCUIT SPEC...: JOBS requests at once, then one alone
+    local name=$1 id=$2 r=0
+    shift 2
+    start_daemon "$name" "$id" || return 1
+    memmon_start "$name"
+    "$B/cuzk-bench" batch --addr "unix://$W/d.sock" -n "$JOBS" -j "$JOBS" "$@" || r=1
+    single "$name" "$@" || r=1
+    stop_daemon
+    return $r
+}
+porep() {
+    prep_porep && one_kind porep "$(circuit seal "$SEAL")" "${porep_spec[@]}"
+}
+snap() {
+    prep_snap && one_kind snap "$(circuit update "$UPD")" "${snap_spec[@]}"
+}
+mixed() {
+    prep_porep && prep_snap || return 1
+    local pid=$(circuit seal "$SEAL") uid=$(circuit update "$UPD") r=0
+    start_daemon mixed "$pid" || return 1
+    case " ${SET:-} " in
+    *" srs.device_only=true "*) # the PoRep parameters now live on the GPU only
+        rm -f "$W"/params/*.params && echo "removed the PoRep .params to make room" ;;
+    esac
+    "$B/cuzk" setup --circuit "$uid" --out "$W/params" --backend "$BACKEND" &&
+        "$B/cuzk-bench" preload "$uid" --addr "unix://$W/d.sock" || r=1
+    if [ $r = 0 ]; then
+        memmon_start mixed
+        local t0=$SECONDS
+        "$B/cuzk-bench" batch --addr "unix://$W/d.sock" -n "$JOBS" -j "$JOBS" \
+            "${porep_spec[@]}" >"$W/porep-batch.txt" 2>&1 &
+        local bp=$!
+        "$B/cuzk-bench" batch --addr "unix://$W/d.sock" -n "$JOBS" -j "$JOBS" \
+            "${snap_spec[@]}" >"$W/snap-batch.txt" 2>&1 || r=1
+        wait $bp || r=1
+        echo "mixed jobs=$JOBS+$JOBS wall_s=$((SECONDS - t0))"
+        grep -h "^batch jobs" "$W/porep-batch.txt" "$W/snap-batch.txt" | sed 's/^/mixed /'
+        single snap "${snap_spec[@]}" || r=1
+    fi
+    stop_daemon
+    return $r
 }
 for p in $parts; do
     case $p in
-    porep | snap) step "$p" "$p" ;;
+    porep | snap | mixed) step "$p" "$p" ;;
     *) echo "unknown part $p" >&2 && rc=2 ;;
     esac
     rm -rf "$W/params" && mkdir -p "$W/params" # one circuit's parameters at a time

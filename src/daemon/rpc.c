@@ -648,9 +648,13 @@ static void handle_preload(call_ctx *c)
     Cuzk__V1__PreloadSrsRequest *q = decode(c, &cuzk__v1__preload_srs_request__descriptor);
     if (!q)
         return;
-    int already = 0;
+    int already = 0, filecoin;
     double load_s = 0;
-    cuzk_err e = cuzk_srs_preload(c->rpc->d->srs, q->circuit_id, &already, &load_s);
+    /* A Filecoin circuit id ("snap-32g") names its v28 files, as in
+     * srs.preload: registered first (its constraint system built if missing). */
+    cuzk_err e = cuzk_jobs_filecoin_circuit(c->rpc->d->jobs, q->circuit_id, &filecoin);
+    if (!e)
+        e = cuzk_srs_preload(c->rpc->d->srs, q->circuit_id, &already, &load_s);
     protobuf_c_message_free_unpacked(&q->base, NULL);
     if (e)
         return reply_cuzk_err(c, e);

@@ -40,6 +40,11 @@ D=$!
 pids+=("$D")
 expect 0 "ready after" -- "$BENCH" wait-ready --addr "$ADDR" --timeout 60
 expect 0 "srs circuit=post-window-2k tier=hot" -- "$BENCH" status --addr "$ADDR"
+# PreloadSRS of a Filecoin circuit id finds its v28 files too (and records its
+# constraint system, whose file was moved away above); an unknown size is named.
+expect 0 "" -- "$BENCH" preload post-winning-2k --addr "$ADDR"
+expect 0 "srs circuit=post-winning-2k tier=hot" -- "$BENCH" status --addr "$ADDR"
+expect 2 "post-window-8m" -- "$BENCH" preload post-window-8m --addr "$ADDR"
 
 # prove NAME KIND NUMBER RAND DIR [more bench args]: the proof and its public
 # inputs in $T/NAME.proof / .public.
