@@ -143,7 +143,8 @@ mixed() {
             "${snap_spec[@]}" >"$W/snap-batch.txt" 2>&1 || r=1
         wait $bp || r=1
         echo "mixed jobs=$JOBS+$JOBS wall_s=$((SECONDS - t0))"
-        grep -h "^batch jobs" "$W/porep-batch.txt" "$W/snap-batch.txt" | sed 's/^/mixed /'
+        local k
+        for k in porep snap; do grep "^batch jobs" "$W/$k-batch.txt" | sed "s/^/mixed $k /"; done
         single snap "${snap_spec[@]}" || r=1
     fi
     stop_daemon
