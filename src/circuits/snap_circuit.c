@@ -145,7 +145,7 @@ static cuzk_err synth_challenge(cuzk_cs *cs, const cuzk_snap_config *c, const cu
 typedef struct {
     const cuzk_snap_config *c;
     const cuzk_snap_values *v;
-    cuzk_num partition, comm_r_new, phi, roots[2];
+    cuzk_num partition, comm_r_new, comm_d_new, phi, roots[2];
     cuzk_bool khbits[4 + HS];
     cuzk_num *apex, *scratch; /* one allocation: apex, row, path, scratch */
     cuzk_bool *cbits, *dbits;
@@ -179,8 +179,11 @@ static cuzk_err ctx_alloc(snap_ctx *x)
     return CUZK_OK;
 }
 
-/* Everything before the first digest. */
-static cuzk_err ctx_top(cuzk_cs *cs, snap_ctx *x)
+/* The top: everything before the first digest. In three parts, so that
+ * the witness can hash the apex tree's rows on all threads: the inputs and
+ * commitments (ctx_top_pre), the apex tree (apex_hash, row by row), and its
+ * root up the partition path (ctx_top_post). */
+static cuzk_err ctx_top_pre(cuzk_cs *cs, snap_ctx *x)
 {
     const cuzk_snap_config *c = x->c;
     const cuzk_snap_values *v = x->v;
@@ -191,18 +194,18 @@ static cuzk_err ctx_top(cuzk_cs *cs, snap_ctx *x)
     cuzk_fr kh;
     cuzk_fr_from_u64(&kh, v ? k_and_h_select(c, v->k) : 0);
     static const cuzk_fr zero;
-    cuzk_num k_and_h, comm_r_old, comm_d_new, in[2], comm_c, calc;
+    cuzk_num k_and_h, comm_r_old, in[2], comm_c, calc;
     CUZK_TRY(cuzk_num_alloc(cs, &kh, &k_and_h));
     CUZK_TRY(cuzk_num_inputize(cs, &k_and_h));
     CUZK_TRY(cuzk_num_to_allocated_bits(cs, &k_and_h, pb + HS, x->khbits));
     CUZK_TRY(cuzk_pack_bits(cs, x->khbits, pb, &x->partition));
     CUZK_TRY(cuzk_num_alloc(cs, v ? &v->comm_r_old : &zero, &comm_r_old));
     CUZK_TRY(cuzk_num_inputize(cs, &comm_r_old));
-    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->comm_d_new : &zero, &comm_d_new));
-    CUZK_TRY(cuzk_num_inputize(cs, &comm_d_new));
+    CUZK_TRY(cuzk_num_alloc(cs, v ? &v->comm_d_new : &zero, &x->comm_d_new));
+    CUZK_TRY(cuzk_num_inputize(cs, &x->comm_d_new));
     CUZK_TRY(cuzk_num_alloc(cs, v ? &v->comm_r_new : &zero, &x->comm_r_new));
     CUZK_TRY(cuzk_num_inputize(cs, &x->comm_r_new));
-    in[0] = comm_d_new, in[1] = comm_r_old;
+    in[0] = x->comm_d_new, in[1] = comm_r_old;
     CUZK_TRY(cuzk_poseidon_gadget(cs, gen, in, 2, &x->phi));
     CUZK_TRY(cuzk_num_alloc(cs, v ? &v->comm_c : &zero, &comm_c));
     CUZK_TRY(cuzk_num_alloc(cs, v ? &v->root_r_old : &zero, &x->roots[0]));
@@ -215,18 +218,38 @@ static cuzk_err ctx_top(cuzk_cs *cs, snap_ctx *x)
         CUZK_TRY(cuzk_poseidon_gadget(cs, p2, in, 2, &calc));
         CUZK_TRY(cuzk_num_equal(cs, &calc, r ? &x->comm_r_new : &comm_r_old));
     }
-    /* apex_por: the apex tree row by row, then its root up the partition
-     * path to comm_d_new. */
+    /* apex_por: the apex tree row by row from its leaves ... */
     memcpy(row, x->apex, c->apex_leaves * sizeof *row);
-    for (unsigned w = c->apex_leaves; w > 1; w /= 2)
-        for (unsigned i = 0; i < w / 2; i++) {
-            cuzk_num pair[2] = {row[2 * i], row[2 * i + 1]};
-            CUZK_TRY(cuzk_sha256_fr_gadget(cs, pair, 2, &row[i]));
-        }
+    return CUZK_OK;
+}
+
+/* Node i of the next apex row: the hash of nodes 2i, 2i + 1 of row (out may
+ * be row + i). */
+static cuzk_err apex_hash(cuzk_cs *cs, const cuzk_num *row, unsigned i, cuzk_num *out)
+{
+    cuzk_num pair[2] = {row[2 * i], row[2 * i + 1]};
+    return cuzk_sha256_fr_gadget(cs, pair, 2, out);
+}
+
+/* ... then its root up the partition path to comm_d_new. */
+static cuzk_err ctx_top_post(cuzk_cs *cs, snap_ctx *x)
+{
+    unsigned pb = x->c->partition_bits;
+    cuzk_num *row = x->apex + x->c->apex_leaves, *ppath = row + x->c->apex_leaves;
     cuzk_merkle_shape pt = {2, pb, 0, 0, CUZK_MERKLE_SHA256};
     if (pb)
-        return por_no_input(cs, &pt, x->khbits, &row[0], ppath, &comm_d_new);
-    return cuzk_num_equal(cs, &row[0], &comm_d_new);
+        return por_no_input(cs, &pt, x->khbits, &row[0], ppath, &x->comm_d_new);
+    return cuzk_num_equal(cs, &row[0], &x->comm_d_new);
+}
+
+static cuzk_err ctx_top(cuzk_cs *cs, snap_ctx *x)
+{
+    CUZK_TRY(ctx_top_pre(cs, x));
+    cuzk_num *row = x->apex + x->c->apex_leaves;
+    for (unsigned w = x->c->apex_leaves; w > 1; w /= 2)
+        for (unsigned i = 0; i < w / 2; i++)
+            CUZK_TRY(apex_hash(cs, row, i, &row[i]));
+    return ctx_top_post(cs, x);
 }
 
 /* gen_challenge_bits' digest j: its index, hash and bits (into dbits). */
@@ -291,6 +314,7 @@ cuzk_err cuzk_snap_synthesize(cuzk_cs *cs, const cuzk_snap_config *c, const cuzk
 typedef struct {
     snap_ctx top;
     const cuzk_cs *top_cs;
+    const cuzk_fr *top_aux; /* the top's ta aux values */
     uint64_t ta, d, ch, n_in;
     cuzk_fr *w;
     cuzk_err *errs;
@@ -314,7 +338,7 @@ static void snap_task(void *ctx, size_t begin, size_t end, unsigned worker)
             e = cs ? cuzk_cs_reset(cs) : cuzk_cs_new(&cs, CUZK_CS_WITNESS);
         if (!e)
             e = cuzk_cs_set_base(cs, cuzk_cs_inputs(q->top_cs), cuzk_cs_num_inputs(q->top_cs),
-                                 cuzk_cs_aux(q->top_cs), q->ta);
+                                 q->top_aux, q->ta);
         if (!e)
             e = ctx_digest(cs, &x, j);
         if (!e && l == 0)
@@ -333,6 +357,126 @@ static void snap_task(void *ctx, size_t begin, size_t end, unsigned worker)
     }
     cuzk_cs_free(cs);
     ctx_free(&x);
+}
+
+/* ---- the top's witness, the apex tree on all threads ----
+ *
+ * ctx_top_pre runs in the top system; then each row of the apex tree is
+ * hashed in parallel, hash g (in the sequential order) in a system based on
+ * everything before it, its aux written through a window at aux index
+ * t0 + g * per_hash of one buffer of the top's ta aux values; the rest
+ * (ctx_top_post) likewise after the last hash. Each hash allocates the same
+ * number of aux (a SHA-256 of two field elements: per_hash). */
+
+typedef struct {
+    const cuzk_cs *top;
+    cuzk_fr *aux;          /* ta values: [0, t0) copied from the top */
+    uint64_t t0, per_hash; /* aux before the apex; of one hash */
+    uint64_t first;        /* sequential index of this row's first hash */
+    const cuzk_num *row;   /* this row */
+    cuzk_num *next;        /* the next one */
+    cuzk_err *errs;
+    char (*msgs)[256];
+} apex_job;
+
+/* A system based on the top's inputs and the first `base` aux of the
+ * buffer, writing the next `cap` aux into the buffer after them. */
+static cuzk_err based_window(cuzk_cs **cs, const cuzk_cs *top, cuzk_fr *aux, uint64_t base,
+                             uint64_t cap)
+{
+    CUZK_TRY(*cs ? cuzk_cs_reset(*cs) : cuzk_cs_new(cs, CUZK_CS_WITNESS));
+    CUZK_TRY(cuzk_cs_set_base(*cs, cuzk_cs_inputs(top), cuzk_cs_num_inputs(top), aux, base));
+    return cuzk_cs_set_aux_window(*cs, aux + base, cap);
+}
+
+static void apex_task(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    apex_job *a = ctx;
+    cuzk_cs *cs = NULL;
+    for (size_t i = begin; i < end; i++) {
+        uint64_t at = a->t0 + (a->first + i) * a->per_hash;
+        cuzk_err e = based_window(&cs, a->top, a->aux, at, a->per_hash);
+        if (!e)
+            e = apex_hash(cs, a->row, (unsigned)i, &a->next[i]);
+        if (!e && cuzk_cs_num_aux(cs) != at + a->per_hash)
+            e = cuzk_fail(CUZK_EINTERNAL, "apex hash %llu: %llu aux, not %llu",
+                          (unsigned long long)(a->first + i),
+                          (unsigned long long)(cuzk_cs_num_aux(cs) - at),
+                          (unsigned long long)a->per_hash);
+        a->errs[i] = e;
+        if (e)
+            snprintf(a->msgs[i], sizeof a->msgs[i], "apex hash %llu: %s",
+                     (unsigned long long)(a->first + i), cuzk_errmsg());
+    }
+    cuzk_cs_free(cs);
+}
+
+/* Aux of one apex hash (a blank one, measured once). */
+static cuzk_err apex_hash_aux(uint64_t *out)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static uint64_t n;
+    pthread_mutex_lock(&lock);
+    cuzk_err e = CUZK_OK;
+    if (!n) {
+        cuzk_cs *cs = NULL;
+        static const cuzk_fr zero;
+        cuzk_num row[2], h;
+        if (!(e = cuzk_cs_new(&cs, CUZK_CS_WITNESS)) && !(e = cuzk_num_alloc(cs, &zero, &row[0])) &&
+            !(e = cuzk_num_alloc(cs, &zero, &row[1])) && !(e = apex_hash(cs, row, 0, &h)))
+            n = cuzk_cs_num_aux(cs) - 2;
+        cuzk_cs_free(cs);
+    }
+    *out = n;
+    pthread_mutex_unlock(&lock);
+    return e;
+}
+
+/* The top of x into top (its inputs and the aux before the apex) and into
+ * aux (all ta of its aux values). */
+static cuzk_err top_witness(cuzk_cs *top, snap_ctx *x, uint64_t ta, cuzk_fr *aux)
+{
+    const cuzk_snap_config *c = x->c;
+    uint64_t per_hash, hashes = c->apex_leaves - 1;
+    CUZK_TRY(apex_hash_aux(&per_hash));
+    CUZK_TRY(ctx_top_pre(top, x));
+    uint64_t t0 = cuzk_cs_num_aux(top);
+    if (t0 + hashes * per_hash > ta)
+        return cuzk_fail(CUZK_EINTERNAL,
+                         "snap top: %llu aux before the apex and %llu hashes of "
+                         "%llu do not fit its %llu",
+                         (unsigned long long)t0, (unsigned long long)hashes,
+                         (unsigned long long)per_hash, (unsigned long long)ta);
+    memcpy(aux, cuzk_cs_aux(top), t0 * sizeof *aux);
+    cuzk_num *row = x->apex + c->apex_leaves;
+    cuzk_num *next = malloc((c->apex_leaves / 2 + 1) * sizeof *next);
+    cuzk_err *errs = calloc(c->apex_leaves / 2 + 1, sizeof *errs);
+    char(*msgs)[256] = calloc(c->apex_leaves / 2 + 1, sizeof *msgs);
+    cuzk_err e = next && errs && msgs ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
+    uint64_t first = 0;
+    for (unsigned w = c->apex_leaves; w > 1 && !e; first += w / 2, w /= 2) {
+        apex_job a = {top, aux, t0, per_hash, first, row, next, errs, msgs};
+        cuzk_parallel_for(w / 2, 1, apex_task, &a);
+        for (unsigned i = 0; i < w / 2 && !e; i++)
+            if (errs[i])
+                e = cuzk_fail(errs[i], "%s", msgs[i]);
+        memcpy(row, next, w / 2 * sizeof *row);
+    }
+    free(next);
+    free(errs);
+    free(msgs);
+    cuzk_cs *post = NULL;
+    uint64_t at = t0 + hashes * per_hash;
+    if (!e)
+        e = based_window(&post, top, aux, at, ta - at);
+    if (!e)
+        e = ctx_top_post(post, x);
+    if (!e && cuzk_cs_num_aux(post) != ta)
+        e = cuzk_fail(CUZK_EINTERNAL, "snap top: %llu aux, not %llu",
+                      (unsigned long long)cuzk_cs_num_aux(post), (unsigned long long)ta);
+    cuzk_cs_free(post);
+    return e;
 }
 
 /* Aux of the top, of a digest and of a challenge, for the last config
@@ -378,10 +522,12 @@ cuzk_err cuzk_snap_witness(const cuzk_snap_config *c, const cuzk_snap_values *v,
     snap_job q = {.ta = cnt[0], .d = cnt[1], .ch = cnt[2]};
     q.top.c = c, q.top.v = v;
     cuzk_cs *top = NULL;
-    cuzk_err e = ctx_alloc(&q.top);
+    cuzk_fr *top_aux = malloc((q.ta ? q.ta : 1) * sizeof *top_aux);
+    cuzk_err e = top_aux ? ctx_alloc(&q.top) : cuzk_fail(CUZK_ENOMEM, "out of memory");
     if (!e && !(e = cuzk_cs_new(&top, CUZK_CS_WITNESS)))
-        e = ctx_top(top, &q.top);
+        e = top_witness(top, &q.top, q.ta, top_aux);
     q.top_cs = top;
+    q.top_aux = top_aux;
     size_t total = 0;
     if (!e) {
         q.n_in = cuzk_cs_num_inputs(top);
@@ -394,7 +540,7 @@ cuzk_err cuzk_snap_witness(const cuzk_snap_config *c, const cuzk_snap_values *v,
     }
     if (!e) {
         memcpy(q.w, cuzk_cs_inputs(top), q.n_in * sizeof *q.w);
-        memcpy(q.w + q.n_in, cuzk_cs_aux(top), q.ta * sizeof *q.w);
+        memcpy(q.w + q.n_in, top_aux, q.ta * sizeof *q.w);
         cuzk_parallel_for(c->challenges, 1, snap_task, &q);
         for (unsigned i = 0; i < c->challenges && !e; i++)
             if (q.errs[i])
@@ -408,6 +554,7 @@ cuzk_err cuzk_snap_witness(const cuzk_snap_config *c, const cuzk_snap_values *v,
     }
     free(q.errs);
     free(q.msgs);
+    free(top_aux);
     cuzk_cs_free(top);
     ctx_free(&q.top);
     return e;
