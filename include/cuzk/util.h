@@ -37,7 +37,8 @@ uint64_t cuzk_checksum64(const void *data, size_t n);
 /* Peak resident set size of this process in bytes (VmHWM), 0 if unknown. */
 size_t cuzk_peak_rss(void);
 
-/* Read a whole file into a malloc'd buffer (caller frees). */
+/* Read a whole file into a malloc'd buffer (caller frees). A NUL follows
+ * its size bytes, so a text file can be used as a string. */
 cuzk_err cuzk_read_file(const char *path, uint8_t **data, size_t *size);
 
 /* Write a buffer to a file, replacing it. */

@@ -100,7 +100,11 @@ static void usage(FILE *f)
                "  --log-format F         logging.format: text | json\n"
                "  --max-message-bytes B  daemon.max_message_bytes\n"
                "  --no-verify            verify_proofs = false\n"
-               "  --set KEY=VALUE        any setting by its dotted name\n");
+               "  --set KEY=VALUE        any setting by its dotted name, e.g. TLS on a TCP\n"
+               "                         listen: daemon.tls_cert=PEM daemon.tls_key=PEM\n"
+               "                         [daemon.tls_client_ca=PEM] (client certificates)\n"
+               "signals: SIGTERM drains and exits; SIGHUP reopens the log file and reads the\n"
+               "TLS files again\n");
 }
 
 static const struct {
@@ -390,9 +394,7 @@ int main(int argc, char **argv)
         int already;
         sd_notify(0, "STATUS=loading SRS");
         CUZK_INFO("preload circuit=%s (%zu of %zu)", cfg.preload[i], i + 1, cfg.n_preload);
-        int filecoin;
-        if ((e = cuzk_jobs_filecoin_circuit(d.jobs, cfg.preload[i], &filecoin)) != CUZK_OK ||
-            (e = cuzk_srs_preload(d.srs, cfg.preload[i], &already, NULL)) != CUZK_OK)
+        if ((e = cuzk_daemon_preload(&d, cfg.preload[i], &already, NULL)) != CUZK_OK)
             FAIL("preload");
     }
     atomic_store(&d.preload_ms, (long)((cuzk_now() - t) * 1000));

@@ -208,6 +208,7 @@ cuzk_err cuzk_read_file(const char *path, uint8_t **data, size_t *size)
         free(buf);
         return cuzk_fail(CUZK_EIO, "reading %s failed", path);
     }
+    buf[n] = 0; /* the loop ends with n < cap */
     *data = buf;
     *size = n;
     return CUZK_OK;

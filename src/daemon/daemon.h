@@ -66,6 +66,11 @@ int cuzk_daemon_tls_on(const cuzk_config *cfg);
 /* "unix:///p", "unix:/p", "unix:p" -> "/p" or "p"; NULL for TCP. */
 const char *cuzk_daemon_unix_path(const char *listen);
 
+/* Load circuit id's parameters (srs.preload at start, PreloadSRS): a
+ * Filecoin circuit id ("snap-32g") names its v28 files, registered first
+ * (its constraint system built if missing). */
+cuzk_err cuzk_daemon_preload(cuzk_daemon *d, const char *id, int *already, double *load_s);
+
 /* /status as JSON, and the whole /metrics text (engine, SRS, process). */
 void cuzk_daemon_status_json(cuzk_daemon *d, FILE *out);
 void cuzk_daemon_metrics(cuzk_daemon *d, FILE *out);

@@ -223,6 +223,15 @@ static cuzk_err check_transport(const cuzk_config *cfg)
     return CUZK_OK;
 }
 
+/* The first certificate of a PEM text; NULL when there is none. */
+static X509 *pem_cert(const char *pem)
+{
+    BIO *b = BIO_new_mem_buf(pem, -1);
+    X509 *x = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
+    BIO_free(b);
+    return x;
+}
+
 cuzk_err cuzk_daemon_tls_read(const cuzk_config *cfg, cuzk_daemon_tls *out)
 {
     memset(out, 0, sizeof *out);
@@ -233,30 +242,19 @@ cuzk_err cuzk_daemon_tls_read(const cuzk_config *cfg, cuzk_daemon_tls *out)
     for (int i = 0; i < 3 && !e; i++) {
         if (!files[i][0])
             continue;
+        uint8_t *text;
         size_t n;
-        uint8_t *d = NULL;
-        char *z = NULL;
-        if ((e = cuzk_read_file(files[i], &d, &n)))
+        if ((e = cuzk_read_file(files[i], &text, &n))) /* NUL-terminated */
             cuzk_fail_ctx(e, "%s: ", keys[i]);
-        else if (!(z = realloc(d, n + 1)))
-            e = cuzk_fail(CUZK_ENOMEM, "out of memory");
-        if (!z)
-            free(d);
         else
-            z[n] = 0, *dst[i] = z;
+            *dst[i] = (char *)text;
     }
     /* What gRPC would find wrong only at the first handshake: parse the
      * certificates and the key, and match the key to the certificate. */
     X509 *cert = NULL;
     EVP_PKEY *key = NULL;
-    if (!e && out->cert_pem) {
-        BIO *b = BIO_new_mem_buf(out->cert_pem, -1);
-        cert = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
-        BIO_free(b);
-        if (!cert)
-            e = cuzk_fail(CUZK_EFORMAT, "daemon.tls_cert %s: no PEM certificate in it",
-                          cfg->tls_cert);
-    }
+    if (!e && out->cert_pem && !(cert = pem_cert(out->cert_pem)))
+        e = cuzk_fail(CUZK_EFORMAT, "daemon.tls_cert %s: no PEM certificate in it", cfg->tls_cert);
     if (!e && out->key_pem) {
         BIO *b = BIO_new_mem_buf(out->key_pem, -1);
         key = b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL) : NULL;
@@ -269,15 +267,11 @@ cuzk_err cuzk_daemon_tls_read(const cuzk_config *cfg, cuzk_daemon_tls *out)
             e = cuzk_fail(CUZK_EINVAL, "daemon.tls_key %s is not the key of daemon.tls_cert %s",
                           cfg->tls_key, cfg->tls_cert);
     }
-    if (!e && out->ca_pem) {
-        BIO *b = BIO_new_mem_buf(out->ca_pem, -1);
-        X509 *ca = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
-        BIO_free(b);
-        if (!ca)
-            e = cuzk_fail(CUZK_EFORMAT, "daemon.tls_client_ca %s: no PEM certificate in it",
-                          cfg->tls_client_ca);
-        X509_free(ca);
-    }
+    X509 *ca = NULL;
+    if (!e && out->ca_pem && !(ca = pem_cert(out->ca_pem)))
+        e = cuzk_fail(CUZK_EFORMAT, "daemon.tls_client_ca %s: no PEM certificate in it",
+                      cfg->tls_client_ca);
+    X509_free(ca);
     X509_free(cert);
     EVP_PKEY_free(key);
     ERR_clear_error();

@@ -97,7 +97,7 @@ struct cuzk_rpc {
     int lock_fd;
     char *sock_path;
     atomic_int tls_reload; /* read the TLS files at the next handshake */
-    int tls_loaded;        /* a TLS configuration is in use */
+    atomic_int tls_loaded; /* a TLS configuration is in use */
 };
 
 typedef struct {
@@ -643,18 +643,21 @@ static void handle_metrics(call_ctx *c)
     free(text);
 }
 
+cuzk_err cuzk_daemon_preload(cuzk_daemon *d, const char *id, int *already, double *load_s)
+{
+    int filecoin;
+    CUZK_TRY(cuzk_jobs_filecoin_circuit(d->jobs, id, &filecoin));
+    return cuzk_srs_preload(d->srs, id, already, load_s);
+}
+
 static void handle_preload(call_ctx *c)
 {
     Cuzk__V1__PreloadSrsRequest *q = decode(c, &cuzk__v1__preload_srs_request__descriptor);
     if (!q)
         return;
-    int already = 0, filecoin;
+    int already = 0;
     double load_s = 0;
-    /* A Filecoin circuit id ("snap-32g") names its v28 files, as in
-     * srs.preload: registered first (its constraint system built if missing). */
-    cuzk_err e = cuzk_jobs_filecoin_circuit(c->rpc->d->jobs, q->circuit_id, &filecoin);
-    if (!e)
-        e = cuzk_srs_preload(c->rpc->d->srs, q->circuit_id, &already, &load_s);
+    cuzk_err e = cuzk_daemon_preload(c->rpc->d, q->circuit_id, &already, &load_s);
     protobuf_c_message_free_unpacked(&q->base, NULL);
     if (e)
         return reply_cuzk_err(c, e);
