@@ -16,6 +16,8 @@
 #include "cuzk/err.h"
 #include "cuzk/fr.h"
 #include "cuzk/msm.h"
+#include "cuzk/pce.h"
+#include "cuzk/wpack.h"
 
 typedef struct cuzk_backend cuzk_backend;
 
@@ -69,6 +71,14 @@ typedef struct {
     /* Optional: drop every set of bases kept on the device, pinned ones too
      * (before the host arrays they were keyed by are freed). */
     void (*forget_bases)(cuzk_backend *be);
+    /* Optional (device backends): compute_h_resident from the constraint
+     * system and the packed witness wp of w instead of host a, b, c: the
+     * device computes a, b, c itself (every row checked: EINVAL naming the
+     * first unsatisfied constraint, as cuzk_groth16_abc), keeps h for msm_h
+     * called with h_key (an address that is never read) and the expanded
+     * witness for the MSMs over w (not read either). End with witness_end. */
+    cuzk_err (*compute_h_pce)(cuzk_backend *be, const cuzk_pce *pce, const cuzk_wpack *wp,
+                              const cuzk_fr *w, const void *h_key);
 } cuzk_backend_ops;
 
 struct cuzk_backend {
@@ -103,6 +113,10 @@ int cuzk_backend_gpus(void);
 /* Free and total memory of GPU `ordinal` (all processes); EUNSUPPORTED in a
  * build without CUDA, EINVAL for a device that does not exist. */
 cuzk_err cuzk_backend_device_mem(int ordinal, size_t *free_bytes, size_t *total_bytes);
+/* Whether the backend computes a, b, c itself from a packed witness
+ * (compute_h_pce): then a prover hands it cuzk_groth16_prove_packed's
+ * arguments and needs no host a, b, c. */
+int cuzk_backend_device_spmv(const cuzk_backend *be);
 /* The GPU ordinal a backend runs on, or -1 for the CPU backend. */
 int cuzk_backend_device(const cuzk_backend *be);
 /* Host memory (bytes) a proof of 2^log_m constraints and n_vars variables

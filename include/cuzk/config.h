@@ -25,6 +25,9 @@
  *                                            start), bytes, or "64GiB" / "512MiB" / "0" (none)
  *             pinned_budget = "0"            pinned host bytes (CUDA backend)
  *   [gpus]    devices = []                   CUDA ordinals to use (empty = all)
+ *             spmv = "device"                where a, b, c are computed for CUDA
+ *                                            provers: "device" (the GPU, from a packed
+ *                                            witness) or "host" (the synthesis workers)
  *   [synthesis] threads = 0                  CPU threads (0 = all online CPUs)
  *               workers = 2                  partitions synthesized at once
  *   [srs]     param_cache = $FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters
@@ -85,6 +88,7 @@ typedef struct {
     char *preload[CUZK_CONFIG_MAX_LIST];
     size_t n_preload;
     int srs_device_only;
+    int host_spmv; /* gpus.spmv = "host" */
     unsigned workers, synthesis_workers, finalizers, pipeline_depth;
     unsigned max_batch_size, max_batch_wait_ms;
     uint64_t max_queued, max_queued_bytes, retain, max_synthetic;

@@ -18,6 +18,8 @@
 #include "cuzk/err.h"
 #include "cuzk/fr.h"
 #include "cuzk/msm.h"
+#include "cuzk/pce.h"
+#include "cuzk/wpack.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,7 +44,8 @@ int cuzk_gpu_ordinal(const cuzk_gpu *g);
 
 /* Device memory as the handle sees it: free and total of the device (all
  * processes), the bytes of MSM bases this handle keeps resident, and the
- * pinned host staging buffers it holds. */
+ * pinned host staging buffers it holds (resident_bytes counts the
+ * constraint systems kept for the device SpMV too). */
 typedef struct {
     size_t free_bytes, total_bytes, resident_bytes, pinned_host_bytes;
 } cuzk_gpu_mem;
@@ -88,6 +91,20 @@ cuzk_err cuzk_gpu_compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_
  * and installed as by cuzk_gpu_scalars_set. */
 cuzk_err cuzk_gpu_compute_h_resident(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr *b,
                                      const cuzk_fr *c, const cuzk_fr *w, size_t nw);
+/* backend.h compute_h_pce on the device: the constraint system kept on the
+ * device (its image uploaded on first use, found again by checksum; the
+ * least recently used one evicted when memory runs short), the packed
+ * witness uploaded and expanded there, a, b, c by a device SpMV that checks
+ * every row (EINVAL "witness does not satisfy constraint R", R the first
+ * failing row, as the CPU check says), then H as compute_h_resident. The
+ * expanded witness becomes the scalars of the MSMs over w_key (a host array
+ * of the same n_inputs + n_aux elements, never read), as
+ * cuzk_gpu_scalars_set would install it; h is kept for cuzk_gpu_msm_g1_h
+ * called with h_key, a host address that is never read. */
+cuzk_err cuzk_gpu_compute_h_pce(cuzk_gpu *g, const cuzk_pce *pce, const cuzk_wpack *wp,
+                                const cuzk_fr *w_key, const void *h_key);
+/* Drop the constraint systems kept on the device. */
+void cuzk_gpu_pce_forget(cuzk_gpu *g);
 /* backend.h compute_h_odd_coset (snarkjs's basis) on the device, same
  * arguments: on return a holds a*b - c on the odd coset, snarkjs's order. */
 cuzk_err cuzk_gpu_compute_h_odd_coset(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr *b,

@@ -13,6 +13,7 @@
 #include "cuzk/fr.h"
 #include "cuzk/params.h"
 #include "cuzk/pce.h"
+#include "cuzk/wpack.h"
 #include "cuzk/progress.h"
 
 /* Seconds spent in each phase of one proof. */
@@ -94,6 +95,18 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
                                 const cuzk_groth16_shape *shape, const cuzk_fr *w, cuzk_fr *a,
                                 cuzk_fr *b, cuzk_fr *c, const cuzk_fr *r, const cuzk_fr *s,
                                 cuzk_proof *out, cuzk_prove_timings *timings);
+
+/* cuzk_groth16_prove from the packed witness wp of w (wpack.h): on a
+ * backend with cuzk_backend_device_spmv the device computes a, b, c from
+ * the PCE it keeps (uploaded on first use) and checks every row, so no
+ * host a, b, c exist; w must stay valid and unchanged during the call (its
+ * public part and w[0] are read). On any other backend it is
+ * cuzk_groth16_prove (the host SpMV). The proof equals cuzk_groth16_prove's
+ * for the same r, s; an unsatisfied witness is EINVAL naming the first
+ * failing constraint on either path. bellperson's H basis only. */
+cuzk_err cuzk_groth16_prove_packed(cuzk_backend *be, const cuzk_params *params, const cuzk_pce *pce,
+                                   const cuzk_fr *w, const cuzk_wpack *wp, const cuzk_fr *r,
+                                   const cuzk_fr *s, cuzk_proof *out, cuzk_prove_timings *timings);
 
 /* Verify a proof against public inputs x_1..x_n (ONE excluded):
  * CUZK_OK when valid, CUZK_EVERIFY when not, EINVAL when n does not match the

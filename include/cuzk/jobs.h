@@ -221,6 +221,11 @@ typedef struct {
      * (srs.h cuzk_srs_release_host): the SRS then costs device memory only.
      * Needs one prove worker per GPU (each worker keeps its own copy). */
     int srs_device_only;
+    /* GPU backends compute a, b, c themselves (cuzk_backend_device_spmv):
+     * the synthesis workers then pack the witness (wpack.h) instead of
+     * running the SpMV, and no host a, b, c exist. 1: the host SpMV
+     * anyway (the CPU backend always uses it). */
+    int host_spmv;
     cuzk_jobs_hook hook; /* tests only; NULL in production */
     void *hook_ctx;
 } cuzk_jobs_config;

@@ -120,6 +120,15 @@ cuzk_err cuzk_pce_load(cuzk_pce **out, const char *path);
 
 void cuzk_pce_free(cuzk_pce *p);
 
+/* The image (header and body, the file's bytes) every array of p points
+ * into: a copy of it elsewhere, a device's memory say, holds each array at
+ * the same offset from its start. */
+static inline const uint8_t *cuzk_pce_image(const cuzk_pce *p, size_t *size)
+{
+    *size = p->image_size_;
+    return p->image_;
+}
+
 /* The constraint system of `copies` identical parts, from the one of a
  * single part t (which ends with its input constraints, as every finished
  * system does): part k's inputs and aux follow part k-1's, ONE is shared,

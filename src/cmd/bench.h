@@ -50,18 +50,18 @@ int bench_porep(int argc, char **argv);
  * RSS and device memory (bench_porep.c). */
 #include "cuzk/filecoin.h"
 #include "cuzk/jobs.h"
-cuzk_err bench_sustained(const cuzk_fc_proof *fp, const cuzk_job_request *q, size_t bytes, int jobs,
-                         unsigned synth, uint64_t budget, const char *bn, cuzk_params *params,
-                         cuzk_pce **pce);
 /* The options porep and snap share (backend, setup backend, seed,
- * partitions of the by-phase request, jobs, synthesis workers, budget);
+ * partitions of the by-phase request, jobs, synthesis workers, budget,
+ * --host-spmv: a, b, c on the host even where the device computes them);
  * -1 with the error message set for values out of range. */
 typedef struct {
     const char *backend, *setup_backend;
     uint64_t seed, budget;
     unsigned partitions, synthesis_workers;
-    int jobs;
+    int jobs, host_spmv;
 } bench_fc_opts;
+cuzk_err bench_sustained(const cuzk_fc_proof *fp, const cuzk_job_request *q, size_t bytes,
+                         const bench_fc_opts *o, cuzk_params *params, cuzk_pce **pce);
 int bench_fc_opts_parse(int argc, char **argv, const cuzk_fc_proof *fp, bench_fc_opts *o);
 /* The start porep and snap share: the proof of family fam named by option
  * opt, the options above, the backend opened and a "# what ..." header

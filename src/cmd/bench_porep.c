@@ -4,7 +4,7 @@
  *   cuzk-bench porep --registered-proof N [--backend B] [--setup-backend B]
  *                    [--seed S] [--partitions K] [--jobs J]
  *                    [--witness-only | --synthesis-only]
- *                    [--synthesis-workers W] [--budget auto|NGiB]
+ *                    [--synthesis-workers W] [--budget auto|NGiB] [--host-spmv]
  *
  * 1. The partition circuit's constraint system (the top and one challenge
  *    recorded, the rest tiled), its parameters by a setup straight into
@@ -14,7 +14,10 @@
  * 2. One request as the daemon runs it, partition after partition with no
  *    overlap: decode (envelope, JSON, every value checked), then per
  *    partition (the first K; default all) witness (challenges on all
- *    cores), SpMV, the backend's H and MSMs, verify. The sum is the
+ *    cores), SpMV, the backend's H and MSMs, verify. On a backend that
+ *    computes a, b, c itself (the GPU) the witness is packed instead of
+ *    the SpMV (spmv_s is then the pack; --host-spmv: the SpMV on the host
+ *    as before, in the engine of section 3 too). The sum is the
  *    latency of a proof on an idle machine without the engine's overlap.
  *    --witness-only skips the circuit's parameters and the proofs: the C1
  *    and the witnesses alone; --synthesis-only also records the constraint
@@ -47,7 +50,7 @@
 /* Section 2: the request decoded, then each partition proved. */
 static cuzk_err single(const char *env, size_t env_len, uint64_t miner, uint64_t sector,
                        unsigned parts, cuzk_backend *be, const cuzk_params *params,
-                       const cuzk_pce *pce)
+                       const cuzk_pce *pce, int packed)
 {
     double t0 = cuzk_now(), sum_w = 0, sum_dev = 0, sum_spmv = 0;
     cuzk_curio_c1 cc;
@@ -77,7 +80,17 @@ static cuzk_err single(const char *env, size_t env_len, uint64_t miner, uint64_t
         if (!(e = cuzk_c1_partition(c1, k, &v)) &&
             !(e = cuzk_porep_witness(&c1->shape, &v, &w, &nw))) {
             tw = cuzk_now() - t1;
-            if (params) {
+            if (params && packed) {
+                /* the device computes a, b, c: the CPU's share is the pack */
+                double t2 = cuzk_now();
+                cuzk_wpack *wp = NULL;
+                if (!(e = cuzk_wpack_build(w, nw, &wp))) {
+                    double tp = cuzk_now() - t2;
+                    e = cuzk_groth16_prove_packed(be, params, pce, w, wp, NULL, NULL, &proof, &tm);
+                    tm.spmv = tp;
+                }
+                cuzk_wpack_free(wp);
+            } else if (params) {
                 e = cuzk_groth16_prove(be, params, pce, w, NULL, NULL, &proof, &tm);
             } else if (pce) {
                 double t2 = cuzk_now();
@@ -114,10 +127,11 @@ static cuzk_err single(const char *env, size_t env_len, uint64_t miner, uint64_t
 
 /* Section 3: J jobs of the request q (its inputs about `bytes`) through an
  * engine that adopts params and pce (bench.h). */
-cuzk_err bench_sustained(const cuzk_fc_proof *fp, const cuzk_job_request *q, size_t bytes, int jobs,
-                         unsigned synth, uint64_t budget, const char *bn, cuzk_params *params,
-                         cuzk_pce **pce)
+cuzk_err bench_sustained(const cuzk_fc_proof *fp, const cuzk_job_request *q, size_t bytes,
+                         const bench_fc_opts *o, cuzk_params *params, cuzk_pce **pce)
 {
+    int jobs = o->jobs;
+    uint64_t budget = o->budget;
     cuzk_srs_manager *srs = NULL;
     cuzk_jobs *eng = NULL;
     bench_devmem *dm = NULL;
@@ -129,13 +143,14 @@ cuzk_err bench_sustained(const cuzk_fc_proof *fp, const cuzk_job_request *q, siz
     if (!e && !(e = cuzk_srs_adopt(srs, fp->circuit_id, params, *pce)))
         *pce = NULL;
     cuzk_jobs_config cfg = {.workers = 1,
-                            .backend = bn,
+                            .backend = o->backend,
                             .verify_proofs = 1,
                             .param_dir = ".",
                             .retain = (size_t)jobs + 1,
                             .max_queued = (size_t)jobs + 1,
                             .max_queued_bytes = (uint64_t)jobs * (bytes + 4096),
-                            .synthesis_workers = synth,
+                            .synthesis_workers = o->synthesis_workers,
+                            .host_spmv = o->host_spmv,
                             .memory_budget = budget,
                             .mem_sample_ms = 20};
     if (!e)
@@ -219,6 +234,7 @@ int bench_fc_opts_parse(int argc, char **argv, const cuzk_fc_proof *fp, bench_fc
     o->partitions = (unsigned)atoi(bench_arg(argc, argv, "--partitions", "0"));
     o->jobs = atoi(bench_arg(argc, argv, "--jobs", "0"));
     o->synthesis_workers = (unsigned)atoi(bench_arg(argc, argv, "--synthesis-workers", "2"));
+    o->host_spmv = bench_flag(argc, argv, "--host-spmv");
     const char *bs = bench_arg(argc, argv, "--budget", "auto");
     o->budget =
         !strcmp(bs, "auto") ? cuzk_mem_available() / 10 * 9 : strtoull(bs, NULL, 0) * (uint64_t)GIB;
@@ -311,7 +327,7 @@ c1:
     printf("c1 json_bytes=%zu envelope_bytes=%zu gen_s=%.2f\n", len, env_len, cuzk_now() - t);
     fflush(stdout);
     if ((e = single(env, env_len, miner, sector, fo.partitions, be, witness_only ? NULL : &params,
-                    pce))) {
+                    pce, !fo.host_spmv && cuzk_backend_device_spmv(be)))) {
         rc = bench_die("porep: single", e);
         goto out;
     }
@@ -326,9 +342,7 @@ c1:
                           .vanilla_proofs = vp,
                           .vanilla_sizes = vs,
                           .n_vanilla = 1};
-    if (fo.jobs && !witness_only &&
-        (e = bench_sustained(fp, &q, env_len, fo.jobs, fo.synthesis_workers, fo.budget, fo.backend,
-                             &params, &pce)))
+    if (fo.jobs && !witness_only && (e = bench_sustained(fp, &q, env_len, &fo, &params, &pce)))
         rc = bench_die("porep: sustained", e);
 out:
     free(json);

@@ -4,6 +4,7 @@
  *   cuzk-bench snap --update-proof N [--backend B] [--setup-backend B]
  *                   [--seed S] [--partitions K] [--jobs J]
  *                   [--synthesis-workers W] [--budget auto|NGiB] [--witness-only]
+ *                   [--host-spmv]
  *
  * 1. The partition circuit's constraint system (recorded whole), its
  *    parameters by a setup into memory, and a synthetic update of the
@@ -166,9 +167,7 @@ int bench_snap(int argc, char **argv)
                           .comm_r_old_len = 32,
                           .comm_d_new_len = 32,
                           .comm_r_new_len = 32};
-    if (fo.jobs && !witness_only &&
-        (e = bench_sustained(fp, &q, x.total, fo.jobs, fo.synthesis_workers, fo.budget, fo.backend,
-                             &params, &pce)))
+    if (fo.jobs && !witness_only && (e = bench_sustained(fp, &q, x.total, &fo, &params, &pce)))
         rc = bench_die("snap: sustained", e);
 out:
     encoded_free(&x);

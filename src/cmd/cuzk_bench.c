@@ -414,12 +414,12 @@ static const struct {
     {"porep", "a Filecoin PoRep C2 in memory by phase, then sustained through the engine",
      "porep --registered-proof N [--partitions K] [--jobs J] [--seed S] [--backend B]\n"
      "                 [--setup-backend B] [--synthesis-workers W] [--budget auto|NGiB]\n"
-     "                 [--witness-only | --synthesis-only]",
+     "                 [--witness-only | --synthesis-only] [--host-spmv]",
      0},
     {"snap", "a Filecoin SnapDeals proof in memory by phase, then sustained through the engine",
      "snap --update-proof N [--partitions K] [--jobs J] [--seed S] [--backend B]\n"
      "                [--setup-backend B] [--synthesis-workers W] [--budget auto|NGiB]\n"
-     "                [--witness-only]",
+     "                [--witness-only] [--host-spmv]",
      0},
     {"synth-witness", "the synthetic circuit's witness alone (--compare: against the build)",
      "synth-witness --log K [--public N] [--seed S] [--reps R] [--compare]", 0},

@@ -378,6 +378,7 @@ int main(int argc, char **argv)
         .max_batch_wait_ms = cfg.max_batch_wait_ms,
         .memory_budget = budget,
         .srs_device_only = cfg.srs_device_only,
+        .host_spmv = cfg.host_spmv,
     };
     if ((e = cuzk_jobs_new(&jc, d.srs, &d.jobs)) != CUZK_OK)
         FAIL("backend");

@@ -132,6 +132,13 @@ SETTER(s_device_only)
 {
     return parse_bool(k, v, &c->srs_device_only);
 }
+SETTER(s_spmv)
+{
+    if (strcmp(v, "device") && strcmp(v, "host"))
+        return cuzk_fail(CUZK_EINVAL, "%s: \"%s\" is not one of device, host", k, v);
+    c->host_spmv = !strcmp(v, "host");
+    return CUZK_OK;
+}
 SETTER(s_listen)
 {
     if (!*v)
@@ -374,6 +381,7 @@ static const struct {
     {"memory.budget", s_budget, 0},
     {"memory.pinned_budget", s_pinned, 0},
     {"gpus.devices", s_devices, 1},
+    {"gpus.spmv", s_spmv, 0},
     {"synthesis.threads", s_threads, 0},
     {"synthesis.workers", s_synth_workers, 0},
     {"srs.param_cache", s_param_cache, 0},

@@ -43,7 +43,10 @@ typedef struct part {
     size_t w_bytes;
     cuzk_fr *abc; /* a, b, c: 3 x m */
     size_t abc_bytes;
-    int abc_pinned;       /* page-locked (cuzk_backend_host_alloc) */
+    int abc_pinned; /* page-locked (cuzk_backend_host_alloc) */
+    cuzk_wpack *wp; /* the packed witness, when the device computes a, b, c */
+    size_t wp_bytes;
+    int host_spmv;        /* a, b, c on the host after all (the device had no room) */
     cuzk_fr *pub;         /* public inputs (ONE excluded), kept for verification */
     uint64_t reserved;    /* bytes reserved at admission */
     int attempts, device; /* prove attempts so far; device of the last one */
@@ -92,6 +95,7 @@ struct job {
     cuzk_srs_circuit *circ;
     uint64_t part_bytes, job_bytes; /* the working-set profile */
     size_t abc_bytes;               /* its a, b, c part */
+    int packed;                     /* partitions go to the device packed (no host a, b, c) */
     int wit_state;                  /* WIT_* (SYNTHETIC) */
     cuzk_fr *syn_w;                 /* the shared witness (SYNTHETIC) */
     size_t syn_w_bytes;
@@ -184,7 +188,8 @@ struct cuzk_jobs {
     pinned_srs pinned[N_PINNED];
     pooled pool[N_POOL];
     size_t n_pool, pool_max;
-    int pin_abc; /* a, b, c in page-locked memory (GPU devices) */
+    int pin_abc;     /* a, b, c in page-locked memory (GPU devices) */
+    int device_spmv; /* every prove worker computes a, b, c itself (jobs.h host_spmv) */
     cpu_worker *synths, *finals;
     unsigned n_synths; /* synthesis_workers, plus the one kept for CRITICAL jobs */
 };
@@ -207,6 +212,8 @@ uint64_t engine_srs_bytes(cuzk_jobs *j); /* resident SRS (lock not needed) */
 /* a, b, c buffers, lock held: back to the pool (its reservation with it) or
  * freed; and every pooled buffer freed. */
 void engine_abc_put(cuzk_jobs *j, part *p);
+/* The packed witness freed and uncounted, lock held. */
+void engine_wpack_drop(cuzk_jobs *j, part *p);
 void engine_pool_drain(cuzk_jobs *j);
 /* srs_device_only slots, lock held: give back their SRS references. */
 void engine_pins_free(cuzk_jobs *j);

@@ -306,6 +306,7 @@ void engine_part_end(cuzk_jobs *j, part *p, int stage)
     job *jb = p->jb;
     cuzk_mem_release(j->mem, p->w, p->w_bytes);
     engine_abc_put(j, p);
+    engine_wpack_drop(j, p);
     free(p->pub);
     p->w = p->pub = NULL;
     cuzk_mem_unreserve(j->mem, p->reserved);

@@ -173,6 +173,16 @@ void engine_abc_put(cuzk_jobs *j, part *p)
     p->abc_bytes = 0;
 }
 
+void engine_wpack_drop(cuzk_jobs *j, part *p)
+{
+    if (!p->wp)
+        return;
+    cuzk_wpack_free(p->wp);
+    cuzk_mem_uncharge(j->mem, p->wp_bytes);
+    p->wp = NULL;
+    p->wp_bytes = 0;
+}
+
 void engine_pool_drain(cuzk_jobs *j)
 {
     for (size_t i = 0; i < j->n_pool; i++) {
@@ -831,8 +841,14 @@ static cuzk_err prepare(cuzk_jobs *j, job *jb)
         uint64_t s = cuzk_backend_host_scratch(j->provers[i].be, pce->log_domain, n_vars);
         scratch = s > scratch ? s : scratch;
     }
-    jb->abc_bytes = 3 * m * sizeof(cuzk_fr);
+    /* A device that computes a, b, c itself gets the witness packed: at
+     * most 20 bytes per 64 variables plus the values that are not bits
+     * (all of them, at worst) instead of a, b, c. */
+    jb->packed = j->device_spmv && circ->params->n_h == m - 1;
+    jb->abc_bytes = jb->packed ? 0 : 3 * m * sizeof(cuzk_fr);
     jb->part_bytes = jb->abc_bytes + scratch;
+    if (jb->packed)
+        jb->part_bytes += (n_vars + 63) / 64 * 20 + n_vars * sizeof(cuzk_fr);
     if (jb->kind == CUZK_KIND_SYNTHETIC)
         jb->job_bytes = n_vars * sizeof(cuzk_fr);
     else
@@ -853,7 +869,20 @@ static cuzk_err build_synthetic_witness(cuzk_jobs *j, job *jb)
     return CUZK_OK;
 }
 
-/* Synthesis of one partition (no lock): witness, a, b, c. */
+/* The partition's public inputs (ONE excluded), kept for verification. */
+static cuzk_err keep_public_inputs(part *p, const cuzk_pce *pce, const cuzk_fr *w)
+{
+    if (!p->pub && pce->n_inputs > 1) {
+        p->pub = malloc((pce->n_inputs - 1) * sizeof(cuzk_fr));
+        if (!p->pub)
+            return cuzk_fail(CUZK_ENOMEM, "out of memory for the public inputs");
+        memcpy(p->pub, w + 1, (pce->n_inputs - 1) * sizeof(cuzk_fr));
+    }
+    return CUZK_OK;
+}
+
+/* Synthesis of one partition (no lock): witness, then a, b, c, or the
+ * witness packed for a device that computes them. */
 static cuzk_err synthesize(cuzk_jobs *j, part *p, int builds_witness)
 {
     job *jb = p->jb;
@@ -896,6 +925,14 @@ static cuzk_err synthesize(cuzk_jobs *j, part *p, int builds_witness)
     }
     const cuzk_fr *w = p->w ? p->w : jb->syn_w;
     size_t m = (size_t)1 << pce->log_domain;
+    if (jb->packed && !p->host_spmv) {
+        if (!p->wp) {
+            CUZK_TRY(cuzk_wpack_build(w, (uint64_t)pce->n_inputs + pce->n_aux, &p->wp));
+            p->wp_bytes = cuzk_wpack_bytes(p->wp) + sizeof *p->wp;
+            cuzk_mem_charge(j->mem, p->wp_bytes);
+        }
+        return keep_public_inputs(p, pce, w);
+    }
     if (!p->abc) {
         CUZK_TRY(engine_hook(j, CUZK_HOOK_ALLOC, jb, p->index, -1));
         void *abc = NULL;
@@ -917,13 +954,7 @@ static cuzk_err synthesize(cuzk_jobs *j, part *p, int builds_witness)
         memset(p->abc + (size_t)k * m + pce->n_constraints, 0,
                (m - pce->n_constraints) * sizeof(cuzk_fr));
     CUZK_TRY(cuzk_groth16_abc(pce, w, p->abc, p->abc + m, p->abc + 2 * m));
-    if (!p->pub && pce->n_inputs > 1) {
-        p->pub = malloc((pce->n_inputs - 1) * sizeof(cuzk_fr));
-        if (!p->pub)
-            return cuzk_fail(CUZK_ENOMEM, "out of memory for the public inputs");
-        memcpy(p->pub, w + 1, (pce->n_inputs - 1) * sizeof(cuzk_fr));
-    }
-    return CUZK_OK;
+    return keep_public_inputs(p, pce, w);
 }
 
 /* Put a synthesized partition in the ready list: priority, then age. */
@@ -1259,7 +1290,10 @@ static void *prover_main(void *arg)
             cuzk_prove_timings tm;
             memset(&tm, 0, sizeof tm);
             cuzk_threads_urgent(jb->prio == N_PRIO - 1);
-            if (!rc)
+            if (!rc && p->wp)
+                rc = cuzk_groth16_prove_packed(pw->be, jb->circ->params, pce, w, p->wp, NULL, NULL,
+                                               &p->proof, &tm);
+            else if (!rc)
                 rc = cuzk_groth16_prove_abc(pw->be, jb->circ->params, &sh, w, p->abc, p->abc + m,
                                             p->abc + 2 * m, NULL, NULL, &p->proof, &tm);
             cuzk_threads_urgent(0);
@@ -1279,6 +1313,7 @@ static void *prover_main(void *arg)
                 cuzk_mem_release(j->mem, p->w, p->w_bytes);
                 p->w = NULL;
                 engine_abc_put(j, p);
+                engine_wpack_drop(j, p);
                 cuzk_mem_unreserve(j->mem, p->reserved);
                 p->reserved = 0;
                 if (engine_job_stopped(jb)) {
@@ -1297,9 +1332,15 @@ static void *prover_main(void *arg)
                 fail_with_errmsg(j, p, msg);
                 engine_part_end(j, p, CUZK_PART_FAILED);
             } else if (rc == CUZK_ENOMEM) {
-                /* Device out of memory: smaller batches, one more try. */
+                /* Device out of memory: smaller batches, one more try, with
+                 * a, b, c from the host (the constraint system of the
+                 * device SpMV may be what did not fit). */
                 pw->batch_max = pw->batch_max > 1 ? pw->batch_max / 2 : 1;
                 p->oom_retried = 1;
+                if (p->wp) {
+                    p->host_spmv = 1;
+                    engine_wpack_drop(j, p);
+                }
                 CUZK_WARN("job=%s event=device_oom device=%d partition=%u batch_max=%u "
                           "error=\"%s\"",
                           jb->id, dv->ordinal, p->index, pw->batch_max, msg);
@@ -1442,6 +1483,9 @@ cuzk_err engine_workers_start(cuzk_jobs *j)
         CUZK_TRY(cuzk_backend_open_on(name, ord < 0 ? 0 : ord, &pw->be));
         j->pin_abc |= cuzk_backend_device(pw->be) >= 0;
     }
+    j->device_spmv = !cfg->host_spmv && j->n_provers > 0;
+    for (size_t i = 0; i < j->n_provers; i++)
+        j->device_spmv &= cuzk_backend_device_spmv(j->provers[i].be);
     for (size_t i = 0; i < j->n_provers; i++) {
         if (pthread_create(&j->provers[i].thread, NULL, prover_main, &j->provers[i]))
             return cuzk_fail(CUZK_EINTERNAL, "jobs: cannot start prove worker %zu", i);

@@ -99,6 +99,7 @@ extern "C" void cuzk_gpu_close(cuzk_gpu *g)
     cuzk_gpu_scalars_clear(g);
     gpu_drop_h(g);
     cuzk_gpu_msm_forget(g);
+    gpu_pce_forget(g);
     gpu_ntt_free(g);
     for (int i = 0; i < 2; i++) {
         gpu_pinned_free(g->stage[i]);
@@ -192,6 +193,7 @@ extern "C" cuzk_err cuzk_gpu_mem_info(cuzk_gpu *g, cuzk_gpu_mem *out)
     for (int i = 0; i < GPU_MAX_RESIDENT; i++)
         if (g->res[i].dev)
             out->resident_bytes += g->res[i].n * g->res[i].elem;
+    out->resident_bytes += gpu_pce_bytes(g);
     for (int i = 0; i < 2; i++)
         if (g->stage[i])
             out->pinned_host_bytes += STAGE_BYTES;

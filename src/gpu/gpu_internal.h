@@ -11,6 +11,8 @@ extern "C" {
 #include "cuzk/fr.h"
 #include "cuzk/gpu.h"
 #include "cuzk/msm.h"
+#include "cuzk/pce.h"
+#include "cuzk/wpack.h"
 }
 
 /* One resident set of MSM bases (see msm.cu). A circuit has five (h, l,
@@ -28,6 +30,16 @@ typedef struct {
     uint64_t last_use;
     int pinned; /* kept for good (cuzk_gpu_bases_pin): never evicted, matched without sample */
 } gpu_resident;
+
+/* A constraint system kept on the device for the SpMV (spmv.cu): its
+ * whole PCE image, found again by checksum and size. */
+#define GPU_MAX_PCE 4
+typedef struct {
+    uint64_t checksum;
+    size_t bytes;
+    void *dev;
+    uint64_t last_use;
+} gpu_pce_slot;
 
 struct cuzk_gpu {
     int ordinal;
@@ -62,6 +74,8 @@ struct cuzk_gpu {
      * NULL: copies go on `stream`). */
     cudaStream_t cstream;
     int cstream_tried;
+    /* Constraint systems for the device SpMV (spmv.cu). */
+    gpu_pce_slot pce[GPU_MAX_PCE];
 };
 
 /* gpu_copy_h2d on another stream of the handle (staging shared with it). */
@@ -100,6 +114,20 @@ cuzk_err gpu_fail(cudaError_t e, const char *what);
 cuzk_err gpu_alloc(void **p, size_t bytes, const char *what);
 
 void gpu_ntt_free(cuzk_gpu *g);
+
+/* The SpMV step of cuzk_gpu_compute_h_pce, enqueued on g->stream: the PCE
+ * made resident (uploaded on first use), the packed witness uploaded and
+ * expanded into dw (n_inputs + n_aux elements), a, b, c = A.w, B.w, C.w
+ * into v[0..2] (2^log_domain elements each, zero beyond the rows), and
+ * *bad (device memory, set to ~0 first) lowered to the first row where
+ * a*b != c. Returns once the work is enqueued, with *packed the device
+ * copy of the packed witness, to cudaFree once the stream has run (NULL on
+ * error). */
+cuzk_err gpu_pce_abc(cuzk_gpu *g, const cuzk_pce *pce, const cuzk_wpack *wp, void *dw, void *v[3],
+                     unsigned long long *bad, void **packed);
+/* Drop every PCE kept on the device; their bytes (for cuzk_gpu_mem_info). */
+void gpu_pce_forget(cuzk_gpu *g);
+size_t gpu_pce_bytes(const cuzk_gpu *g);
 
 /* Copies between pageable host memory and the device through the pinned
  * staging buffers (enqueued on g->stream; they return once the host side is

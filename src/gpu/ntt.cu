@@ -505,6 +505,24 @@ extern "C" cuzk_err cuzk_gpu_ntt(cuzk_gpu *g, cuzk_gpu_ntt_kind kind, unsigned l
     return rc;
 }
 
+/* One of H's a, b, c from evaluations on the domain to evaluations on the
+ * coset: the inverse NTT with the coset scaling g^i / n folded into its
+ * last pass, then the forward NTT. */
+static void h_to_coset(cuzk_gpu *g, fr_t *v, unsigned log_m)
+{
+    ntt_run(g, v, log_m, 1, NULL, 1, pow_g_over_n(g), NULL, NULL);
+    ntt_run(g, v, log_m, 0, NULL, 0, NULL, NULL, NULL);
+}
+
+/* h into v[0] from a, b, c on the coset: a b - c in the coset inverse's
+ * first pass, 1/Z folded into its scaling. */
+static void h_from_coset(cuzk_gpu *g, fr_t *v[3], unsigned log_m)
+{
+    ntt_input abc = {v[1], v[2], 0};
+    ntt_run(g, v[0], log_m, 1, NULL, 1, (const fr_t *)g->pow_gi + ((size_t)2 << g->pow_bits), NULL,
+            &abc);
+}
+
 /* H on the device (see gpu.h). With download, h comes back into a; without,
  * h stays on the device only and the witness w (nw scalars, may be NULL) is
  * uploaded on the copy stream while the last kernels run. Either way h is
@@ -552,17 +570,10 @@ static cuzk_err compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr
             if ((rc = gpu_copy_h2d(g, v[i], hv[i], bytes)))
                 break;
         }
-        /* inverse NTT with the coset scaling g^i / n folded into its last
-         * pass, then the forward NTT */
-        ntt_run(g, v[i], log_m, 1, NULL, 1, pow_g_over_n(g), NULL, NULL);
-        ntt_run(g, v[i], log_m, 0, NULL, 0, NULL, NULL, NULL);
+        h_to_coset(g, v[i], log_m);
     }
     if (!rc) {
-        /* a b - c in the coset inverse's first pass; 1/Z folded into its
-         * scaling */
-        ntt_input abc = {v[1], v[2], 0};
-        ntt_run(g, v[0], log_m, 1, NULL, 1, (const fr_t *)g->pow_gi + ((size_t)2 << g->pow_bits),
-                NULL, &abc);
+        h_from_coset(g, v, log_m);
         if (download) {
             gpu_times_mark(g, 2);
             rc = gpu_copy_d2h(g, a, v[0], bytes);
@@ -607,6 +618,57 @@ extern "C" cuzk_err cuzk_gpu_compute_h_resident(cuzk_gpu *g, unsigned log_m, cuz
                                                 const cuzk_fr *w, size_t nw)
 {
     return compute_h(g, log_m, a, b, c, 0, w, nw);
+}
+
+extern "C" cuzk_err cuzk_gpu_compute_h_pce(cuzk_gpu *g, const cuzk_pce *pce, const cuzk_wpack *wp,
+                                           const cuzk_fr *w_key, const void *h_key)
+{
+    unsigned log_m = pce->log_domain;
+    CUZK_TRY(check_log(log_m));
+    GPU_TRY(cudaSetDevice(g->ordinal), "select device");
+    CUZK_TRY(ntt_tables(g, log_m));
+    size_t n = (size_t)1 << log_m, bytes = n * sizeof(fr_t);
+    size_t nw = (size_t)pce->n_inputs + pce->n_aux;
+    gpu_drop_h(g); /* the device memory of an unused earlier h and witness */
+    cuzk_gpu_scalars_clear(g);
+    void *da = NULL, *dbc = NULL, *dw = NULL, *pk = NULL;
+    cuzk_err rc = gpu_alloc(&da, bytes, "H: a");
+    if (!rc)
+        rc = gpu_alloc(&dbc, 2 * bytes + 64, "H: b and c");
+    if (!rc)
+        rc = gpu_alloc(&dw, nw * sizeof(fr_t), "witness scalars");
+    unsigned long long bad = ~0ull, *dbad = (unsigned long long *)((fr_t *)dbc + 2 * n);
+    if (!rc) {
+        fr_t *v[3] = {(fr_t *)da, (fr_t *)dbc, (fr_t *)dbc + n};
+        void *vv[3] = {v[0], v[1], v[2]};
+        gpu_times_begin(g);
+        rc = gpu_pce_abc(g, pce, wp, dw, vv, dbad, &pk);
+        if (!rc) {
+            for (int i = 0; i < 3; i++)
+                h_to_coset(g, v[i], log_m);
+            h_from_coset(g, v, log_m);
+            gpu_times_mark(g, 2);
+            cudaError_t e =
+                cudaMemcpyAsync(&bad, dbad, sizeof bad, cudaMemcpyDeviceToHost, g->stream);
+            if (e != cudaSuccess)
+                rc = gpu_fail(e, "device SpMV: the check's result");
+        }
+        if (!rc)
+            rc = gpu_times_end(g);
+        cudaStreamSynchronize(g->stream);
+    }
+    cudaFree(pk);
+    cudaFree(dbc);
+    if (!rc && bad != ~0ull)
+        rc = cuzk_fail(CUZK_EINVAL, "witness does not satisfy constraint %llu", bad);
+    if (rc) {
+        cudaFree(da);
+        cudaFree(dw);
+        return rc;
+    }
+    gpu_keep_h(g, h_key, da, n, 1);
+    gpu_set_witness(g, w_key, nw, dw);
+    return CUZK_OK;
 }
 
 /* dst[i] = a_k b_k - c_k with k = i j mod n: snarkjs's H row i from our

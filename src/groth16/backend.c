@@ -115,6 +115,11 @@ cuzk_err cuzk_backend_device_mem(int ordinal, size_t *free_bytes, size_t *total_
 #endif
 }
 
+int cuzk_backend_device_spmv(const cuzk_backend *be)
+{
+    return be->ops->compute_h_pce != NULL;
+}
+
 int cuzk_backend_device(const cuzk_backend *be)
 {
     return be->ops->device ? be->ops->device(be) : -1;

@@ -9,6 +9,10 @@
  *                        on the device across proofs; the witness is
  *                        uploaded once per proof for the L, A, B_G1 and
  *                        B_G2 MSMs, witness_begin/end)
+ *   compute_h_pce        on the GPU (src/gpu/spmv.cu: the constraint system
+ *                        kept on the device, the packed witness expanded
+ *                        there, a, b, c by a device SpMV with every row
+ *                        checked, then as compute_h_resident)
  *   compute_h_odd_coset  on the GPU (src/gpu/ntt.cu: snarkjs's basis, the
  *                        index permutation of backend_cpu.c around the
  *                        same NTTs)
@@ -67,6 +71,13 @@ static cuzk_err cuda_compute_h_resident(cuzk_backend *be, unsigned log_m, cuzk_f
     return cuzk_gpu_compute_h_resident(gpu_of(be), log_m, a, b, c, w, n_w);
 }
 
+static cuzk_err cuda_compute_h_pce(cuzk_backend *be, const cuzk_pce *pce, const cuzk_wpack *wp,
+                                   const cuzk_fr *w, const void *h_key)
+{
+    CUZK_TRY(cuzk_gpu_bind(gpu_of(be)));
+    return cuzk_gpu_compute_h_pce(gpu_of(be), pce, wp, w, h_key);
+}
+
 static cuzk_err cuda_msm_h(cuzk_backend *be, blst_p1 *out, const blst_p1_affine *bases,
                            size_t n_bases, const cuzk_fr *h, size_t n)
 {
@@ -107,8 +118,10 @@ static int cuda_bases_pinned(cuzk_backend *be, const void *host, size_t n, size_
 
 static void cuda_forget_bases(cuzk_backend *be)
 {
-    if (cuzk_gpu_bind(gpu_of(be)) == CUZK_OK)
+    if (cuzk_gpu_bind(gpu_of(be)) == CUZK_OK) {
         cuzk_gpu_msm_forget(gpu_of(be));
+        cuzk_gpu_pce_forget(gpu_of(be));
+    }
 }
 
 static int cuda_device(const cuzk_backend *be)
@@ -138,6 +151,7 @@ static const cuzk_backend_ops cuda_ops = {
     .pin_bases = cuda_pin_bases,
     .bases_pinned = cuda_bases_pinned,
     .forget_bases = cuda_forget_bases,
+    .compute_h_pce = cuda_compute_h_pce,
 };
 
 cuzk_err cuzk_backend_cuda_open(int ordinal, cuzk_backend **out)

@@ -374,6 +374,38 @@ int cuzk_groth16_params_on_device(cuzk_backend *be, const cuzk_params *params)
     return 1;
 }
 
+/* What every proof checks first (counts, w[0], parameters present on this
+ * backend), then r and s: given or random. */
+static cuzk_err prove_start(cuzk_backend *be, const cuzk_params *params,
+                            const cuzk_groth16_shape *sh, const cuzk_fr *w, const cuzk_fr *r_in,
+                            const cuzk_fr *s_in, cuzk_fr *r, cuzk_fr *s, cuzk_h_basis *basis)
+{
+    CUZK_TRY(check_counts(params, sh, basis));
+    cuzk_fr one;
+    cuzk_fr_one(&one);
+    if (!cuzk_fr_eq(&w[0], &one))
+        return cuzk_fail(CUZK_EINVAL, "witness: w[0] must be the constant 1");
+    if (params->host_released && !cuzk_groth16_params_on_device(be, params))
+        return cuzk_fail(CUZK_EINVAL,
+                         "the parameters' host copy was released: they exist only on the "
+                         "devices that keep them, and backend %s (device %d) does not",
+                         cuzk_backend_name(be), cuzk_backend_device(be));
+    if (r_in)
+        *r = *r_in;
+    else
+        CUZK_TRY(cuzk_fr_random(r));
+    if (s_in)
+        *s = *s_in;
+    else
+        CUZK_TRY(cuzk_fr_random(s));
+    return CUZK_OK;
+}
+
+static cuzk_err prove_finish(cuzk_backend *be, const cuzk_params *params,
+                             const cuzk_groth16_shape *sh, cuzk_h_basis basis, const cuzk_fr *w,
+                             const cuzk_fr *h, int resident, const cuzk_fr *r, const cuzk_fr *s,
+                             cuzk_proof *out, cuzk_prove_timings *tm);
+
 cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
                                 const cuzk_groth16_shape *sh, const cuzk_fr *w, cuzk_fr *a,
                                 cuzk_fr *b, cuzk_fr *c, const cuzk_fr *r_in, const cuzk_fr *s_in,
@@ -385,27 +417,8 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
     memset(tm, 0, sizeof *tm);
     double t_start = cuzk_now(), t;
     cuzk_h_basis basis;
-    CUZK_TRY(check_counts(params, sh, &basis));
-    cuzk_fr one;
-    cuzk_fr_one(&one);
-    if (!cuzk_fr_eq(&w[0], &one))
-        return cuzk_fail(CUZK_EINVAL, "witness: w[0] must be the constant 1");
-    if (params->host_released && !cuzk_groth16_params_on_device(be, params))
-        return cuzk_fail(CUZK_EINVAL,
-                         "the parameters' host copy was released: they exist only on the "
-                         "devices that keep them, and backend %s (device %d) does not",
-                         cuzk_backend_name(be), cuzk_backend_device(be));
-
     cuzk_fr r, s;
-    if (r_in)
-        r = *r_in;
-    else
-        CUZK_TRY(cuzk_fr_random(&r));
-    if (s_in)
-        s = *s_in;
-    else
-        CUZK_TRY(cuzk_fr_random(&s));
-
+    CUZK_TRY(prove_start(be, params, sh, w, r_in, s_in, &r, &s, &basis));
     size_t n_vars = sh->n_inputs + sh->n_aux;
     cuzk_err rc;
     /* A device backend may keep h on the device for the H MSM and upload
@@ -424,14 +437,29 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
         return rc;
     tm->h = cuzk_now() - t;
     add_device_time(be, &tm->dev_h_copy, &tm->dev_h_kernel);
+    rc = prove_finish(be, params, sh, basis, w, a, resident, &r, &s, out, tm);
+    tm->total = cuzk_now() - t_start;
+    return rc;
+}
 
+/* The MSMs after H (h: the host array of H's result, or the key a device
+ * backend kept it under; resident: the witness is on the device already)
+ * and the proof's assembly. */
+static cuzk_err prove_finish(cuzk_backend *be, const cuzk_params *params,
+                             const cuzk_groth16_shape *sh, cuzk_h_basis basis, const cuzk_fr *w,
+                             const cuzk_fr *h, int resident, const cuzk_fr *r, const cuzk_fr *s,
+                             cuzk_proof *out, cuzk_prove_timings *tm)
+{
+    size_t n_vars = sh->n_inputs + sh->n_aux;
+    cuzk_err rc;
+    double t;
     blst_p1 h_sum, l_sum, a_sum, b1_sum;
     blst_p2 b2_sum;
     t = cuzk_now();
     if (basis == CUZK_H_BELLPERSON && be->ops->msm_h)
-        rc = be->ops->msm_h(be, &h_sum, params->h, params->n_h, a, params->n_h);
+        rc = be->ops->msm_h(be, &h_sum, params->h, params->n_h, h, params->n_h);
     else
-        rc = be->ops->msm_g1(be, &h_sum, params->h, params->n_h, a, NULL, params->n_h, NULL);
+        rc = be->ops->msm_g1(be, &h_sum, params->h, params->n_h, h, NULL, params->n_h, NULL);
     if (rc) {
         if (resident && be->ops->witness_end)
             be->ops->witness_end(be);
@@ -459,25 +487,25 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
     blst_p1 g_a, g_c, tmp;
     blst_p2 g_b, tmp2;
     /* A = r delta + alpha + sumA */
-    g1_mul_aff(&g_a, &vk->delta_g1, &r);
+    g1_mul_aff(&g_a, &vk->delta_g1, r);
     blst_p1_add_or_double_affine(&g_a, &g_a, &vk->alpha_g1);
     blst_p1_add_or_double(&g_a, &g_a, &a_sum);
     /* B = s delta + beta + sumB2 */
     blst_p2_from_affine(&tmp2, &vk->delta_g2);
-    cuzk_g2_mul(&g_b, &tmp2, &s);
+    cuzk_g2_mul(&g_b, &tmp2, s);
     blst_p2_add_or_double_affine(&g_b, &g_b, &vk->beta_g2);
     blst_p2_add_or_double(&g_b, &g_b, &b2_sum);
     /* C = rs delta + s alpha + r beta + s sumA + r sumB1 + H + L */
     cuzk_fr rs;
-    blst_fr_mul(&rs, &r, &s);
+    blst_fr_mul(&rs, r, s);
     g1_mul_aff(&g_c, &vk->delta_g1, &rs);
-    g1_mul_aff(&tmp, &vk->alpha_g1, &s);
+    g1_mul_aff(&tmp, &vk->alpha_g1, s);
     blst_p1_add_or_double(&g_c, &g_c, &tmp);
-    g1_mul_aff(&tmp, &vk->beta_g1, &r);
+    g1_mul_aff(&tmp, &vk->beta_g1, r);
     blst_p1_add_or_double(&g_c, &g_c, &tmp);
-    cuzk_g1_mul(&tmp, &a_sum, &s);
+    cuzk_g1_mul(&tmp, &a_sum, s);
     blst_p1_add_or_double(&g_c, &g_c, &tmp);
-    cuzk_g1_mul(&tmp, &b1_sum, &r);
+    cuzk_g1_mul(&tmp, &b1_sum, r);
     blst_p1_add_or_double(&g_c, &g_c, &tmp);
     blst_p1_add_or_double(&g_c, &g_c, &h_sum);
     blst_p1_add_or_double(&g_c, &g_c, &l_sum);
@@ -485,6 +513,43 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
     blst_p1_to_affine(&out->a, &g_a);
     blst_p2_to_affine(&out->b, &g_b);
     blst_p1_to_affine(&out->c, &g_c);
-    tm->total = cuzk_now() - t_start;
     return CUZK_OK;
+}
+
+cuzk_err cuzk_groth16_prove_packed(cuzk_backend *be, const cuzk_params *params, const cuzk_pce *pce,
+                                   const cuzk_fr *w, const cuzk_wpack *wp, const cuzk_fr *r_in,
+                                   const cuzk_fr *s_in, cuzk_proof *out, cuzk_prove_timings *tm)
+{
+    if (!wp || wp->n != (uint64_t)pce->n_inputs + pce->n_aux)
+        return cuzk_fail(CUZK_EINVAL, "packed witness of %llu elements for a circuit of %llu",
+                         wp ? (unsigned long long)wp->n : 0ull,
+                         (unsigned long long)(pce->n_inputs + pce->n_aux));
+    if (!be->ops->compute_h_pce)
+        return cuzk_groth16_prove(be, params, pce, w, r_in, s_in, out, tm);
+    cuzk_prove_timings tl;
+    if (!tm)
+        tm = &tl;
+    memset(tm, 0, sizeof *tm);
+    double t_start = cuzk_now();
+    cuzk_groth16_shape sh = {pce->log_domain, pce->n_inputs,  pce->n_aux,
+                             pce->a_density,  pce->b_density, NULL};
+    cuzk_h_basis basis;
+    cuzk_fr r, s;
+    CUZK_TRY(prove_start(be, params, &sh, w, r_in, s_in, &r, &s, &basis));
+    if (basis != CUZK_H_BELLPERSON)
+        return cuzk_fail(CUZK_EINVAL, "prove from a packed witness: the parameters' h query is "
+                                      "in snarkjs's basis; only bellperson's is supported");
+    const cuzk_fr *h_key = (const cuzk_fr *)(const void *)wp;
+    double t = cuzk_now();
+    cuzk_err rc = be->ops->compute_h_pce(be, pce, wp, w, h_key);
+    if (rc) {
+        if (be->ops->witness_end)
+            be->ops->witness_end(be);
+        return rc;
+    }
+    tm->h = cuzk_now() - t;
+    add_device_time(be, &tm->dev_h_copy, &tm->dev_h_kernel);
+    rc = prove_finish(be, params, &sh, basis, w, h_key, 1, &r, &s, out, tm);
+    tm->total = cuzk_now() - t_start;
+    return rc;
 }

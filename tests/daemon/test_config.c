@@ -36,6 +36,7 @@ static void test_defaults(void)
     CHECK(c.verify_proofs == 1 && c.budget_auto == 1 && c.workers == 1);
     CHECK(c.synthesis_workers == 2 && c.finalizers == 1 && c.pipeline_depth == 0 &&
           c.max_batch_size == 1 && c.max_batch_wait_ms == 0 && c.srs_device_only == 0);
+    CHECK(c.host_spmv == 0); /* gpus.spmv = "device" */
     CHECK(c.max_message_bytes == (uint64_t)128 << 20);
     CHECK(!strcmp(c.backend, "cpu") && !c.status_listen[0] && !c.log_file[0]);
     /* TLS off, plain TCP beyond loopback refused, the node named by the host */
@@ -66,6 +67,7 @@ static void test_full_file(void)
                "pinned_budget = \"8GiB\"\n"
                "[gpus]\n"
                "devices = [0, 2]\n"
+               "spmv = \"host\"\n"
                "[synthesis]\n"
                "threads = 48\n"
                "workers = 3\n"
@@ -101,6 +103,7 @@ static void test_full_file(void)
     CHECK(!c.budget_auto && c.budget_bytes == (uint64_t)96 << 30);
     CHECK(c.pinned_budget_bytes == (uint64_t)8 << 30);
     CHECK(c.n_gpu_devices == 2 && c.gpu_devices[0] == 0 && c.gpu_devices[1] == 2);
+    CHECK(c.host_spmv == 1);
     CHECK(c.synthesis_threads == 48 && !strcmp(c.param_cache, "/data/params"));
     CHECK(c.n_preload == 2 && !strcmp(c.preload[0], "v28-a") && !strcmp(c.preload[1], "v28-b"));
     CHECK(c.workers == 2 && c.max_queued == 10 && c.retain == 20 && c.max_synthetic == 1048576);
@@ -167,6 +170,8 @@ static void test_file_errors(void)
     expect_file_error("[scheduler]\nfinalizers = 0\n", CUZK_EINVAL, "[1, 64]");
     expect_file_error("[scheduler]\npipeline_depth = -1\n", CUZK_EINVAL, "pipeline_depth");
     expect_file_error("[srs]\ndevice_only = 2\n", CUZK_EINVAL, "is not a boolean");
+    expect_file_error("[gpus]\nspmv = \"gpu\"\n", CUZK_EINVAL,
+                      "gpus.spmv: \"gpu\" is not one of device, host");
     expect_file_error("[daemon]\nbackend = \"gpu\"\n", CUZK_EINVAL,
                       "\"gpu\" is not one of cpu, cuda, cuda:N (N a GPU ordinal), auto");
     expect_file_error("[daemon]\nlisten = \"\"\n", CUZK_EINVAL, "daemon.listen must not be empty");

@@ -12,6 +12,7 @@
 #include "cuzk/curve.h"
 #include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
+#include "cuzk/wpack.h"
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
 #include "cuzk/r1cs.h"
@@ -243,6 +244,39 @@ static void test_prove(cuzk_backend *cpu, cuzk_backend *cuda, uint64_t n)
     CHECK(done == 3);
     for (int i = 0; i < 3; i++)
         CHECK(!memcmp(&pb[i], &p2, sizeof p2));
+    /* From the packed witness: the device computes a, b, c itself from the
+     * constraint system it keeps (uploaded by the first call, found again
+     * by the second); the same bytes. */
+    CHECK(cuzk_backend_device_spmv(cuda));
+    CHECK(!cuzk_backend_device_spmv(cpu));
+    size_t nv = pce->n_inputs + pce->n_aux;
+    cuzk_wpack *wp = NULL;
+    CHECK_OK(cuzk_wpack_build(w, nv, &wp));
+    for (int rep = 0; rep < 2 && wp; rep++) {
+        cuzk_proof pp4;
+        cuzk_prove_timings t4;
+        CHECK_OK(cuzk_groth16_prove_packed(cuda, &params, pce, w, wp, &r, &s, &pp4, &t4));
+        CHECK(!memcmp(&pp4, &p2, sizeof p2));
+        CHECK(t4.spmv == 0 && t4.dev_h_kernel > 0 && t4.dev_msm_kernel > 0);
+    }
+    /* An unsatisfied witness: the device names the row the CPU names. */
+    cuzk_fr *bad = malloc(nv * sizeof *bad);
+    memcpy(bad, w, nv * sizeof *bad);
+    cuzk_fr_from_u64(&bad[nv / 2], 987654321);
+    cuzk_wpack *bad_wp = NULL;
+    CHECK_OK(cuzk_wpack_build(bad, nv, &bad_wp));
+    cuzk_proof pbad;
+    char cpu_msg[256];
+    CHECK_ERR(cuzk_groth16_prove(cpu, &params, pce, bad, &r, &s, &pbad, NULL), CUZK_EINVAL,
+              "does not satisfy constraint");
+    snprintf(cpu_msg, sizeof cpu_msg, "%s", cuzk_errmsg());
+    CHECK_ERR(cuzk_groth16_prove_packed(cuda, &params, pce, bad, bad_wp, &r, &s, &pbad, NULL),
+              CUZK_EINVAL, cpu_msg);
+    /* and the handle goes on proving right afterwards */
+    CHECK_OK(cuzk_groth16_prove_packed(cuda, &params, pce, w, wp, &r, &s, &pbad, NULL));
+    CHECK(!memcmp(&pbad, &p2, sizeof p2));
+    free(bad);
+    cuzk_wpack_free(bad_wp);
     /* Parameters kept on the device with their host copy released: the
      * same proof bytes, and the CPU backend refuses them. Another backend
      * handle (its own resident sets) does not keep them either. */
@@ -256,6 +290,10 @@ static void test_prove(cuzk_backend *cpu, cuzk_backend *cuda, uint64_t n)
     cuzk_proof p3;
     CHECK_OK(cuzk_groth16_prove(cuda, &params, pce, w, &r, &s, &p3, NULL));
     CHECK(!memcmp(&p3, &p2, sizeof p2));
+    memset(&p3, 0, sizeof p3);
+    CHECK_OK(cuzk_groth16_prove_packed(cuda, &params, pce, w, wp, &r, &s, &p3, NULL));
+    CHECK(!memcmp(&p3, &p2, sizeof p2));
+    cuzk_wpack_free(wp);
     CHECK_ERR(cuzk_groth16_prove(other, &params, pce, w, &r, &s, &p3, NULL), CUZK_EINVAL,
               "host copy was released");
     CHECK_ERR(cuzk_groth16_prove(cpu, &params, pce, w, &r, &s, &p3, NULL), CUZK_EINVAL,

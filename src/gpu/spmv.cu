@@ -1,0 +1,246 @@
+/* The witness side of a proof on the device: a, b, c = A.w, B.w, C.w from
+ * a constraint system kept on the device and a packed witness.
+ *
+ * The PCE's whole image (header, coefficients, CSR arrays, densities) is
+ * copied once, as is, and found again by its body checksum and size, so the
+ * arrays sit at the same offsets from the copy's start as in the host image.
+ * After it, a small table gives each coefficient id its kind (1, -1, 2 or
+ * anything else), as the CPU SpMV does, so most non-zeros cost an addition.
+ *
+ * The packed witness (wpack.h: bits for the 0/1 values, field elements for
+ * the rest) goes up in one buffer and one kernel expands it, one thread per
+ * element: a small element comes from its ones bit, any other from the
+ * dense array at its word's offset plus a popcount.
+ *
+ * The SpMV runs one thread per row over all three matrices, in column order
+ * as the CPU does (the field is exact: the same sums), and checks the row:
+ * where a*b != c it lowers a device counter to its index with atomicMin, so
+ * the first failing row is named whatever the scheduling. The rows beyond
+ * the constraints are zeroed, as H's transforms need. */
+#include <stdio.h>
+#include <string.h>
+
+#include "field.cuh"
+#include "gpu_internal.h"
+
+enum { K_MUL, K_ONE, K_MINUS_ONE, K_TWO };
+
+typedef struct {
+    const uint32_t *row_ptr[3], *col[3], *coef[3];
+    const fr_t *coeffs;
+    const uint8_t *kind;
+    const fr_t *w;
+    fr_t *out[3];
+    uint64_t rows;
+    unsigned long long *bad;
+} spmv_args;
+
+static unsigned blocks_for(uint64_t n)
+{
+    uint64_t b = (n + 255) / 256;
+    return (unsigned)(b < 65535 * 8 ? (b ? b : 1) : 65535 * 8);
+}
+
+__global__ void k_pce_kinds(uint8_t *kind, const fr_t *coeffs, uint32_t n)
+{
+    fr_t one = fr_one(), minus_one = fr_neg(one), two = fr_dbl(one);
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        fr_t v = coeffs[i];
+        kind[i] = fr_eq(v, one)         ? K_ONE
+                  : fr_eq(v, minus_one) ? K_MINUS_ONE
+                  : fr_eq(v, two)       ? K_TWO
+                                        : K_MUL;
+    }
+}
+
+__global__ void k_wpack_expand(fr_t *w, const uint64_t *small, const uint64_t *ones,
+                               const uint32_t *before, const fr_t *dense, uint64_t n)
+{
+    for (uint64_t j = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; j < n;
+         j += (uint64_t)gridDim.x * blockDim.x) {
+        uint64_t k = j >> 6, s = small[k];
+        unsigned b = (unsigned)(j & 63);
+        fr_t v;
+        if (s >> b & 1)
+            v = (ones[k] >> b & 1) ? fr_one() : fr_zero();
+        else
+            v = dense[before[k] + (unsigned)__popcll(~s & ((1ull << b) - 1))];
+        w[j] = v;
+    }
+}
+
+static __device__ __forceinline__ fr_t row_dot(const spmv_args &A, int m, uint64_t r)
+{
+    fr_t acc = fr_zero();
+    const uint32_t *col = A.col[m], *coef = A.coef[m];
+    for (uint32_t k = A.row_ptr[m][r], e = A.row_ptr[m][r + 1]; k < e; k++) {
+        uint32_t id = coef[k];
+        fr_t x = A.w[col[k]];
+        switch (A.kind[id]) {
+        case K_ONE: acc = fr_add(acc, x); break;
+        case K_MINUS_ONE: acc = fr_sub(acc, x); break;
+        case K_TWO: acc = fr_add(acc, fr_dbl(x)); break;
+        default: acc = fr_add(acc, fr_mul(A.coeffs[id], x));
+        }
+    }
+    return acc;
+}
+
+__global__ void __launch_bounds__(256) k_spmv_check(spmv_args A)
+{
+    for (uint64_t r = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; r < A.rows;
+         r += (uint64_t)gridDim.x * blockDim.x) {
+        fr_t a = row_dot(A, 0, r), b = row_dot(A, 1, r), c = row_dot(A, 2, r);
+        A.out[0][r] = a;
+        A.out[1][r] = b;
+        A.out[2][r] = c;
+        if (!fr_eq(fr_mul(a, b), c))
+            atomicMin(A.bad, (unsigned long long)r);
+    }
+}
+
+size_t gpu_pce_bytes(const cuzk_gpu *g)
+{
+    size_t s = 0;
+    for (int i = 0; i < GPU_MAX_PCE; i++)
+        if (g->pce[i].dev)
+            s += g->pce[i].bytes;
+    return s;
+}
+
+void gpu_pce_forget(cuzk_gpu *g)
+{
+    for (int i = 0; i < GPU_MAX_PCE; i++) {
+        if (g->pce[i].dev)
+            cudaFree(g->pce[i].dev);
+        memset(&g->pce[i], 0, sizeof g->pce[i]);
+    }
+}
+
+extern "C" void cuzk_gpu_pce_forget(cuzk_gpu *g)
+{
+    cudaSetDevice(g->ordinal);
+    gpu_pce_forget(g);
+}
+
+/* The device copy of p's image followed by its kinds table: found, or
+ * uploaded into a free slot (the least recently used one evicted when the
+ * slots or the memory run out). */
+static cuzk_err pce_resident(cuzk_gpu *g, const cuzk_pce *p, const uint8_t **dev)
+{
+    size_t image_bytes;
+    const uint8_t *image = cuzk_pce_image(p, &image_bytes);
+    size_t kinds_at = (image_bytes + 63) & ~(size_t)63, bytes = kinds_at + p->n_coeffs + 1;
+    uint64_t now = ++g->use_clock;
+    for (int i = 0; i < GPU_MAX_PCE; i++)
+        if (g->pce[i].dev && g->pce[i].checksum == p->checksum && g->pce[i].bytes == bytes) {
+            g->pce[i].last_use = now;
+            *dev = (const uint8_t *)g->pce[i].dev;
+            return CUZK_OK;
+        }
+    void *d = NULL;
+    for (;;) {
+        int used = 0, lru = -1;
+        for (int i = 0; i < GPU_MAX_PCE; i++)
+            if (g->pce[i].dev) {
+                used++;
+                if (lru < 0 || g->pce[i].last_use < g->pce[lru].last_use)
+                    lru = i;
+            }
+        cuzk_err rc =
+            used < GPU_MAX_PCE ? gpu_alloc(&d, bytes, "constraint system (PCE)") : CUZK_ENOMEM;
+        if (rc == CUZK_OK)
+            break;
+        if (rc != CUZK_ENOMEM || lru < 0)
+            return rc;
+        cudaFree(g->pce[lru].dev);
+        memset(&g->pce[lru], 0, sizeof g->pce[lru]);
+    }
+    cuzk_err rc = gpu_copy_h2d(g, d, image, image_bytes);
+    if (rc == CUZK_OK && p->n_coeffs) {
+        const fr_t *coeffs =
+            (const fr_t *)((const uint8_t *)d + ((const uint8_t *)p->coeffs - image));
+        k_pce_kinds<<<blocks_for(p->n_coeffs), 256, 0, g->stream>>>((uint8_t *)d + kinds_at, coeffs,
+                                                                    p->n_coeffs);
+        cudaError_t e = cudaStreamSynchronize(g->stream);
+        if (e == cudaSuccess)
+            e = cudaGetLastError();
+        if (e != cudaSuccess)
+            rc = gpu_fail(e, "constraint system (PCE): coefficient kinds");
+    }
+    if (rc) {
+        cudaStreamSynchronize(g->stream);
+        cudaFree(d);
+        return rc;
+    }
+    for (int i = 0; i < GPU_MAX_PCE; i++)
+        if (!g->pce[i].dev) {
+            g->pce[i].checksum = p->checksum;
+            g->pce[i].bytes = bytes;
+            g->pce[i].dev = d;
+            g->pce[i].last_use = now;
+            break;
+        }
+    *dev = (const uint8_t *)d;
+    return CUZK_OK;
+}
+
+cuzk_err gpu_pce_abc(cuzk_gpu *g, const cuzk_pce *p, const cuzk_wpack *wp, void *dw, void *v[3],
+                     unsigned long long *bad, void **packed)
+{
+    *packed = NULL;
+    uint64_t n_vars = (uint64_t)p->n_inputs + p->n_aux;
+    if (wp->n != n_vars)
+        return cuzk_fail(CUZK_EINVAL,
+                         "device SpMV: the packed witness has %llu elements, the "
+                         "constraint system %llu variables",
+                         (unsigned long long)wp->n, (unsigned long long)n_vars);
+    const uint8_t *d;
+    CUZK_TRY(pce_resident(g, p, &d));
+    size_t image_bytes;
+    const uint8_t *image = cuzk_pce_image(p, &image_bytes);
+    size_t meta = (wp->meta_bytes + 63) & ~(size_t)63, dense = (size_t)wp->n_dense * sizeof(fr_t);
+    void *pk;
+    CUZK_TRY(gpu_alloc(&pk, meta + dense, "packed witness"));
+    cuzk_err rc = gpu_copy_h2d(g, pk, wp->meta, wp->meta_bytes);
+    if (!rc && dense)
+        rc = gpu_copy_h2d(g, (uint8_t *)pk + meta, wp->dense, dense);
+    if (rc) {
+        cudaStreamSynchronize(g->stream);
+        cudaFree(pk);
+        return rc;
+    }
+    gpu_times_mark(g, 1);
+    const uint64_t *small = (const uint64_t *)pk, *ones = small + wp->words;
+    const uint32_t *before = (const uint32_t *)(ones + wp->words);
+    k_wpack_expand<<<blocks_for(n_vars), 256, 0, g->stream>>>(
+        (fr_t *)dw, small, ones, before, (const fr_t *)((uint8_t *)pk + meta), n_vars);
+    spmv_args A;
+    const cuzk_csr *m[3] = {&p->a, &p->b, &p->c};
+#define DEV(ptr) ((const uint32_t *)(d + ((const uint8_t *)(ptr)-image)))
+    for (int k = 0; k < 3; k++) {
+        A.row_ptr[k] = DEV(m[k]->row_ptr);
+        A.col[k] = DEV(m[k]->col);
+        A.coef[k] = DEV(m[k]->coef);
+        A.out[k] = (fr_t *)v[k];
+    }
+#undef DEV
+    A.coeffs = (const fr_t *)(d + ((const uint8_t *)p->coeffs - image));
+    A.kind = d + ((image_bytes + 63) & ~(size_t)63);
+    A.w = (const fr_t *)dw;
+    A.rows = p->n_constraints;
+    A.bad = bad;
+    size_t n = (size_t)1 << p->log_domain;
+    cudaMemsetAsync(bad, 0xff, sizeof *bad, g->stream);
+    for (int k = 0; k < 3; k++)
+        cudaMemsetAsync((fr_t *)v[k] + A.rows, 0, (n - A.rows) * sizeof(fr_t), g->stream);
+    k_spmv_check<<<blocks_for(A.rows), 256, 0, g->stream>>>(A);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        cudaStreamSynchronize(g->stream);
+        cudaFree(pk);
+        return gpu_fail(e, "device SpMV: launch");
+    }
+    *packed = pk;
+    return CUZK_OK;
+}
