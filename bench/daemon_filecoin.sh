@@ -12,8 +12,9 @@
 #          commitments from its request.json)
 #   mixed  both circuits resident in one daemon, JOBS PoRep and JOBS SnapDeals
 #          requests at once (two batches side by side). Both parameter sets do
-#          not fit a 64 GB disk: with SET="srs.device_only=true" the PoRep
-#          .params file is deleted once the daemon keeps it on the GPU only,
+#          not fit a 64 GB disk: with SET="srs.device_only=true" one PoRep
+#          request first (its preparation moves the parameters to the GPU and
+#          releases the host copy), then the PoRep .params file is deleted
 #          before the SnapDeals parameters are made and preloaded (PreloadSRS)
 # Usage: bench/daemon_filecoin.sh BIN_DIR OUT_DIR [PARTS...]   (default: porep snap)
 # Environment: SIZE (32GiB; 2KiB for a dry run), BACKEND (cuda; cpu),
@@ -128,7 +129,8 @@ mixed() {
     local pid=$(circuit seal "$SEAL") uid=$(circuit update "$UPD") r=0
     start_daemon mixed "$pid" || return 1
     case " ${SET:-} " in
-    *" srs.device_only=true "*) # the PoRep parameters now live on the GPU only
+    *" srs.device_only=true "*) # a first job moves the PoRep parameters to the GPU
+        single porep "${porep_spec[@]}" || r=1
         rm -f "$W"/params/*.params && echo "removed the PoRep .params to make room" ;;
     esac
     "$B/cuzk" setup --circuit "$uid" --out "$W/params" --backend "$BACKEND" &&

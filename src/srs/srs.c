@@ -231,7 +231,9 @@ int cuzk_srs_known(cuzk_srs_manager *m, const char *id)
     uint64_t sz;
     pthread_mutex_lock(&m->lock);
     srs_entry *e = find(m, id);
-    if (e && e->in_memory) {
+    /* Resident (adopted, loaded, or kept on the devices only): known even
+     * when its files have gone since. */
+    if (e && (e->in_memory || e->host_released || (e->tier == CUZK_SRS_HOT && !e->loading))) {
         pthread_mutex_unlock(&m->lock);
         return 1;
     }

@@ -3,7 +3,9 @@
  * MSMs in G1 and G2 with and without density bitmaps and with scalars 0, 1,
  * r-1, small and random, bases reused from device memory and re-uploaded
  * when they change, whole Groth16 proofs with fixed r, s (bit-identical
- * bytes, and they verify), the errors for bad arguments, and a device out of
+ * bytes, and they verify), the same proofs from a packed witness with a, b,
+ * c computed by the device's SpMV (an unsatisfied witness named by the row
+ * the CPU names), the errors for bad arguments, and a device out of
  * memory (another allocation holds all but 64 MiB) reported as ENOMEM with
  * the handle still usable afterwards. Every result
  * must equal the CPU's exactly. Needs a GPU (ctest label "gpu"). */

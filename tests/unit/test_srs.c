@@ -84,6 +84,14 @@ static void test_lifecycle(void)
     CHECK(a && a->pce->n_inputs == 3 && a->params->vk.n_ic == 3);
     CHECK_OK(cuzk_srs_acquire(m, "c1", &b, NULL));
     CHECK(a == b); /* shared, not loaded twice */
+    /* Loaded, it stays known while its file is away (an operator moving
+     * parameter files must not fail the jobs of a resident circuit). */
+    char pp[1024], away[1040];
+    snprintf(pp, sizeof pp, "%s/c1.params", dir);
+    snprintf(away, sizeof away, "%s.away", pp);
+    CHECK(rename(pp, away) == 0);
+    CHECK(cuzk_srs_known(m, "c1"));
+    CHECK(rename(away, pp) == 0);
 
     cuzk_srs_info *l;
     size_t n;
