@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 void cuzk_post_partition_free(cuzk_post_partition *p)
 {
@@ -279,48 +280,49 @@ static cuzk_err post_synthesize(cuzk_cs *cs, const cuzk_fc_proof *fp, const cuzk
     return e;
 }
 
-/* Parallel witness: chunks of sectors synthesized into systems of their
- * own on the thread pool, then appended in order (cs.h cuzk_cs_extend: the
- * same assignment as one sequential synthesis). */
+/* Parallel witness: chunks of sectors on the thread pool, each in a system
+ * of its own. Every sector allocates the same inputs and aux whatever its
+ * values, so chunk c's aux go straight into the assignment at a fixed
+ * offset (an aux window, cs.h) and only its few inputs are copied: the same
+ * assignment as one sequential synthesis, written once. */
 typedef struct {
     const cuzk_fc_proof *fp;
     const cuzk_post_partition *p;
     const cuzk_merkle_shape *shape;
     const cuzk_poseidon *p2;
     size_t per_chunk;
-    cuzk_cs **parts;
+    uint64_t ip, ap, n_in; /* inputs (without ONE) and aux per sector; inputs in w */
+    cuzk_fr *w;
     cuzk_err *errs;
     char (*msgs)[256];
-    size_t *in_at, *aux_at, n_in; /* where each chunk's variables go in w */
-    cuzk_fr *w;
 } witness_job;
-
-static void witness_place(void *ctx, size_t begin, size_t end, unsigned worker)
-{
-    (void)worker;
-    witness_job *j = ctx;
-    for (size_t c = begin; c < end; c++) {
-        const cuzk_cs *cs = j->parts[c];
-        memcpy(j->w + 1 + j->in_at[c], cuzk_cs_inputs(cs) + 1,
-               (cuzk_cs_num_inputs(cs) - 1) * sizeof *j->w);
-        memcpy(j->w + j->n_in + j->aux_at[c], cuzk_cs_aux(cs), cuzk_cs_num_aux(cs) * sizeof *j->w);
-    }
-}
 
 static void witness_chunk(void *ctx, size_t begin, size_t end, unsigned worker)
 {
     (void)worker;
-    witness_job *w = ctx;
+    witness_job *j = ctx;
     for (size_t c = begin; c < end; c++) {
-        cuzk_err e = cuzk_cs_new(&w->parts[c], CUZK_CS_WITNESS);
-        size_t first = c * w->per_chunk, last = first + w->per_chunk;
-        if (last > w->p->n_sectors)
-            last = w->p->n_sectors;
+        size_t first = c * j->per_chunk, last = first + j->per_chunk;
+        if (last > j->p->n_sectors)
+            last = j->p->n_sectors;
+        cuzk_cs *cs = NULL;
+        cuzk_err e = cuzk_cs_new(&cs, CUZK_CS_WITNESS);
+        if (!e)
+            e = cuzk_cs_set_aux_window(cs, j->w + j->n_in + first * j->ap, (last - first) * j->ap);
         for (size_t i = first; i < last && !e; i++)
-            e = synth_sector(w->parts[c], w->shape, w->fp->challenges, w->p2, &w->p->sectors[i]);
-        w->errs[c] = e;
+            e = synth_sector(cs, j->shape, j->fp->challenges, j->p2, &j->p->sectors[i]);
+        if (!e && (cuzk_cs_num_inputs(cs) != 1 + (last - first) * j->ip ||
+                   cuzk_cs_num_aux(cs) != (last - first) * j->ap))
+            e = cuzk_fail(CUZK_EINTERNAL, "sectors %zu..%zu: %u inputs and %llu aux", first,
+                          last - 1, cuzk_cs_num_inputs(cs),
+                          (unsigned long long)cuzk_cs_num_aux(cs));
+        if (!e)
+            memcpy(j->w + 1 + first * j->ip, cuzk_cs_inputs(cs) + 1,
+                   (last - first) * j->ip * sizeof *j->w);
+        cuzk_cs_free(cs);
+        j->errs[c] = e;
         if (e)
-            snprintf(w->msgs[c], sizeof w->msgs[c], "%s", cuzk_errmsg());
+            snprintf(j->msgs[c], sizeof j->msgs[c], "%s", cuzk_errmsg());
     }
 }
 
@@ -329,57 +331,55 @@ cuzk_err cuzk_post_witness(const cuzk_post_partition *p, cuzk_fr **w, size_t *n)
     *w = NULL;
     *n = 0;
     const cuzk_fc_proof *fp = p->proof;
+    if (!p->n_sectors)
+        return cuzk_fail(CUZK_EINVAL, "witness of a partition without sectors");
     cuzk_merkle_shape shape;
     cuzk_post_tree_shape(fp, &shape);
     witness_job job = {.fp = fp, .p = p, .shape = &shape};
     CUZK_TRY(cuzk_poseidon_merkle(2, &job.p2));
+    /* A sector's counts, from the first one (any values give the same). */
+    cuzk_cs *one = NULL;
+    CUZK_TRY(cuzk_cs_new(&one, CUZK_CS_WITNESS));
+    cuzk_err e = synth_sector(one, &shape, fp->challenges, job.p2, &p->sectors[0]);
+    job.ip = cuzk_cs_num_inputs(one) - 1;
+    job.ap = cuzk_cs_num_aux(one);
+    cuzk_cs_free(one);
+    if (e)
+        return e;
     size_t chunks = 4 * (size_t)cuzk_threads_count();
     if (chunks > p->n_sectors)
         chunks = p->n_sectors;
     job.per_chunk = (p->n_sectors + chunks - 1) / chunks;
     chunks = (p->n_sectors + job.per_chunk - 1) / job.per_chunk;
-    job.parts = calloc(chunks, sizeof *job.parts);
+    job.n_in = 1 + p->n_sectors * job.ip;
+    size_t total = job.n_in + p->n_sectors * job.ap;
     job.errs = calloc(chunks, sizeof *job.errs);
     job.msgs = calloc(chunks, sizeof *job.msgs);
-    cuzk_err e =
-        job.parts && job.errs && job.msgs ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
-    if (!e)
+    /* Gigabytes written once by all threads: huge pages where the kernel
+     * gives them on request. */
+    void *buf = NULL;
+    if (posix_memalign(&buf, (size_t)2 << 20, total * sizeof *job.w))
+        buf = NULL;
+    job.w = buf;
+    e = job.errs && job.msgs && job.w
+            ? CUZK_OK
+            : cuzk_fail(CUZK_ENOMEM, "out of memory for a witness of %zu variables", total);
+    if (!e) {
+        madvise(job.w, total * sizeof *job.w, MADV_HUGEPAGE);
+        cuzk_fr_one(&job.w[0]);
         cuzk_parallel_for(chunks, 1, witness_chunk, &job);
+    }
     for (size_t c = 0; c < chunks && !e; c++)
         if (job.errs[c])
             e = cuzk_fail(job.errs[c], "%s", job.msgs[c]);
-    /* The assignment (1, inputs, aux) is the chunks' inputs (without their
-     * own ONE) then their aux, in chunk order: what cuzk_cs_extend would
-     * make, written straight into place by all threads (gigabytes at full
-     * size) instead of through an intermediate system. */
-    job.in_at = calloc(chunks + 1, sizeof *job.in_at);
-    job.aux_at = calloc(chunks + 1, sizeof *job.aux_at);
-    if (!e && (!job.in_at || !job.aux_at))
-        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
-    for (size_t c = 0; c < chunks && !e; c++) {
-        job.in_at[c + 1] = job.in_at[c] + cuzk_cs_num_inputs(job.parts[c]) - 1;
-        job.aux_at[c + 1] = job.aux_at[c] + cuzk_cs_num_aux(job.parts[c]);
-    }
-    if (!e) {
-        job.n_in = 1 + job.in_at[chunks];
-        *n = job.n_in + job.aux_at[chunks];
-        if (!(job.w = malloc(*n * sizeof *job.w)))
-            e = cuzk_fail(CUZK_ENOMEM, "out of memory for a witness of %zu variables", *n);
-    }
-    if (!e) {
-        cuzk_fr_one(&job.w[0]);
-        cuzk_parallel_for(chunks, 1, witness_place, &job);
-        *w = job.w;
+    if (e) {
+        free(job.w);
     } else {
-        *n = 0;
+        *w = job.w;
+        *n = total;
     }
-    for (size_t c = 0; job.parts && c < chunks; c++)
-        cuzk_cs_free(job.parts[c]);
-    free(job.parts);
     free(job.errs);
     free(job.msgs);
-    free(job.in_at);
-    free(job.aux_at);
     return e;
 }
 

@@ -6,11 +6,15 @@
  *     8 MiB and 32 GiB, Window and Winning, API 1.0.0 and 1.2.0, partitions
  *     0 and 1, and the small circuits in check mode with the counts of
  *     test_circuits_post.c;
+ *   - the parallel PoSt witness of 11 distinct generated sectors against
+ *     the sequential check-mode assignment, on 1 and 2 threads;
  *   - the prover id against filecoin-ffi's example (1000 -> e8 07) and
  *     LEB128's definition. */
 #include "check.h"
 #include "cuzk/gen.h"
+#include "cuzk/cs.h"
 #include "cuzk/post.h"
+#include "cuzk/threads.h"
 #include "cuzk/util.h"
 
 #include <stdio.h>
@@ -177,6 +181,42 @@ static void test_partitions(void)
     }
 }
 
+/* The parallel witness of distinct sectors (generated, so that a sector or
+ * input written at another sector's place would show) equals the
+ * sequential check-mode assignment, on 1 and 2 threads: chunks of one and
+ * of several sectors. */
+static void test_witness_placement(void)
+{
+    uint8_t r[32] = {0};
+    r[0] = 9;
+    enum { NS = 11 };
+    cuzk_fc_proof fp = *cuzk_fc_post(13);
+    fp.sectors = NS;
+    cuzk_post_sector_proof v[NS];
+    cuzk_post_partition part;
+    CHECK_OK(cuzk_gen_post_partition(&fp, r, 5, 0, 40, NS, v));
+    CHECK_OK(cuzk_post_partition_build(&fp, r, 0, v, NS, &part));
+    cuzk_cs *cs;
+    CHECK_OK(cuzk_cs_new(&cs, CUZK_CS_CHECK));
+    CHECK_OK(cuzk_post_synthesize(cs, &fp, &part));
+    CHECK_OK(cuzk_cs_finish(cs));
+    cuzk_fr *w0 = NULL;
+    size_t n0 = 0;
+    CHECK_OK(cuzk_cs_assignment(cs, &w0, &n0));
+    CHECK(n0 == 1 + NS * 11 + cuzk_cs_num_aux(cs));
+    for (unsigned t = 1; t <= 2; t++) {
+        cuzk_threads_set(t);
+        cuzk_fr *w1 = NULL;
+        size_t n1 = 0;
+        CHECK_OK(cuzk_post_witness(&part, &w1, &n1));
+        CHECK(w0 && w1 && n1 == n0 && !memcmp(w0, w1, n0 * sizeof *w0));
+        free(w1);
+    }
+    free(w0);
+    cuzk_cs_free(cs);
+    free_all(v, NS, &part);
+}
+
 static void test_challenge_positions(void)
 {
     uint8_t r[32] = {9, 8, 7};
@@ -274,6 +314,7 @@ int main(void)
     test_sparse();
     test_prover_id();
     test_partitions();
+    test_witness_placement();
     test_challenge_positions();
     test_large();
     test_bad_inputs();
