@@ -87,5 +87,11 @@ typedef struct {
 cuzk_err cuzk_por_gadget(cuzk_cs *cs, const cuzk_merkle_shape *s, const cuzk_root *leaf,
                          const cuzk_fr *siblings, uint64_t index, const cuzk_root *root,
                          int private_root);
+/* The same, with the value of the root the path hashes to in *computed:
+ * in witness mode (which evaluates no constraint) the caller can tell a
+ * path that misses its root. */
+cuzk_err cuzk_por_gadget_root(cuzk_cs *cs, const cuzk_merkle_shape *s, const cuzk_root *leaf,
+                              const cuzk_fr *siblings, uint64_t index, const cuzk_root *root,
+                              int private_root, cuzk_fr *computed);
 
 #endif

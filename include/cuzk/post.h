@@ -75,6 +75,15 @@ typedef struct {
 cuzk_err cuzk_post_partition_build(const cuzk_fc_proof *proof, const uint8_t randomness[32],
                                    uint32_t partition_index, const cuzk_post_sector_proof *vanilla,
                                    size_t n_vanilla, cuzk_post_partition *out);
+/* The same checks but one: the inclusion proofs are not hashed to their
+ * roots (hundreds of thousands of Poseidon hashes for a 32 GiB WindowPoSt
+ * partition), for a prover whose next step is cuzk_post_witness, which
+ * hashes every path anyway and names a path that misses its root as this
+ * check would. */
+cuzk_err cuzk_post_partition_build_unhashed(const cuzk_fc_proof *proof,
+                                            const uint8_t randomness[32], uint32_t partition_index,
+                                            const cuzk_post_sector_proof *vanilla, size_t n_vanilla,
+                                            cuzk_post_partition *out);
 void cuzk_post_partition_free(cuzk_post_partition *p);
 
 /* The partition's public inputs (excluding ONE): n_sectors * (1 +
@@ -98,7 +107,10 @@ cuzk_err cuzk_post_record_pce(const cuzk_fc_proof *fp, cuzk_progress_fn progress
 
 /* The partition's full assignment w = (1, inputs, aux) as witness-only
  * synthesis makes it, input constraints included, the sectors spread over
- * the thread pool. *w malloc'd (caller frees), *n its length. */
+ * the thread pool. *w malloc'd (caller frees), *n its length. A path that
+ * does not hash to its sector's comm_r_last is EINVAL with the message of
+ * cuzk_post_partition_build ("vanilla_proofs[i] (sector S): inclusion proof
+ * k does not hash to its root ..."; the first such path in sector order). */
 cuzk_err cuzk_post_witness(const cuzk_post_partition *p, cuzk_fr **w, size_t *n);
 
 #endif

@@ -266,6 +266,14 @@ cuzk_err cuzk_por_gadget(cuzk_cs *cs, const cuzk_merkle_shape *s, const cuzk_roo
                          const cuzk_fr *siblings, uint64_t index, const cuzk_root *root,
                          int private_root)
 {
+    cuzk_fr computed;
+    return cuzk_por_gadget_root(cs, s, leaf, siblings, index, root, private_root, &computed);
+}
+
+cuzk_err cuzk_por_gadget_root(cuzk_cs *cs, const cuzk_merkle_shape *s, const cuzk_root *leaf,
+                              const cuzk_fr *siblings, uint64_t index, const cuzk_root *root,
+                              int private_root, cuzk_fr *computed)
+{
     CUZK_TRY(cuzk_merkle_shape_check(s));
     uint64_t n = cuzk_merkle_leaf_count(s);
     if (index >= n)
@@ -294,6 +302,7 @@ cuzk_err cuzk_por_gadget(cuzk_cs *cs, const cuzk_merkle_shape *s, const cuzk_roo
         index /= ar[l];
     }
     CUZK_TRY(cuzk_pack_into_inputs(cs, bits, n_bits));
+    *computed = cur.val;
     cuzk_num rt;
     CUZK_TRY(root_num(cs, root, &rt));
     CUZK_TRY(cuzk_num_equal(cs, &cur, &rt));

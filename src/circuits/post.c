@@ -47,13 +47,21 @@ static cuzk_err check_path(const cuzk_merkle_shape *shape, const cuzk_vanilla_me
              : CUZK_OK;
 }
 
+static cuzk_err path_misses(size_t vi, uint64_t sector_id, size_t k)
+{
+    return cuzk_fail(CUZK_EINVAL,
+                     "vanilla_proofs[%zu] (sector %llu): inclusion proof %zu does not hash to its "
+                     "root (corrupt leaf or path)",
+                     vi, (unsigned long long)sector_id, k);
+}
+
 /* One vanilla SectorProof's inclusion proofs [first, first + count) become
  * circuit sector `cs_index`'s challenges, checked. */
 static cuzk_err fill_sector(const cuzk_fc_proof *fp, const cuzk_merkle_shape *shape,
                             const uint8_t randomness[32], const cuzk_post_sector_proof *v,
                             size_t vi, uint64_t sector_index, size_t first,
                             const cuzk_vanilla_merkle **ptrs, uint64_t *leaves,
-                            cuzk_post_sector *out)
+                            cuzk_post_sector *out, int hash_paths)
 {
     const cuzk_vanilla_sector *s = &v->sectors[0];
     out->sector_id = v->sector_id;
@@ -86,12 +94,11 @@ static cuzk_err fill_sector(const cuzk_fc_proof *fp, const cuzk_merkle_shape *sh
                              "the sector proof's comm_r_last",
                              vi, (unsigned long long)v->sector_id, k);
         cuzk_fr root;
-        CUZK_TRY(cuzk_merkle_root_from_path(shape, &m->leaf, m->siblings, got, &root));
-        if (!cuzk_fr_eq(&root, &m->root))
-            return cuzk_fail(CUZK_EINVAL,
-                             "vanilla_proofs[%zu] (sector %llu): inclusion proof %zu does not "
-                             "hash to its root (corrupt leaf or path)",
-                             vi, (unsigned long long)v->sector_id, k);
+        if (hash_paths) {
+            CUZK_TRY(cuzk_merkle_root_from_path(shape, &m->leaf, m->siblings, got, &root));
+            if (!cuzk_fr_eq(&root, &m->root))
+                return path_misses(vi, v->sector_id, k);
+        }
         ptrs[n] = m;
         leaves[n] = got;
     }
@@ -119,6 +126,7 @@ typedef struct {
     cuzk_post_partition *out;
     cuzk_err *errs;
     char (*msgs)[320];
+    int hash_paths;
 } fill_job;
 
 static void fill_range(void *ctx, size_t begin, size_t end, unsigned worker)
@@ -130,17 +138,17 @@ static void fill_range(void *ctx, size_t begin, size_t end, unsigned worker)
         int winning = f->fp->family == CUZK_FC_WINNING;
         size_t vi = winning ? 0 : i, first = winning ? i : 0;
         uint64_t sector_index = (uint64_t)f->partition_index * f->fp->sectors + i;
-        f->errs[i] =
-            fill_sector(f->fp, f->shape, f->randomness, &f->vanilla[vi], vi, sector_index, first,
-                        &f->out->proof_ptrs[i * nc], &f->out->leaves[i * nc], &f->out->sectors[i]);
+        f->errs[i] = fill_sector(f->fp, f->shape, f->randomness, &f->vanilla[vi], vi, sector_index,
+                                 first, &f->out->proof_ptrs[i * nc], &f->out->leaves[i * nc],
+                                 &f->out->sectors[i], f->hash_paths);
         if (f->errs[i])
             snprintf(f->msgs[i], sizeof f->msgs[i], "%s", cuzk_errmsg());
     }
 }
 
-cuzk_err cuzk_post_partition_build(const cuzk_fc_proof *fp, const uint8_t randomness[32],
-                                   uint32_t partition_index, const cuzk_post_sector_proof *vanilla,
-                                   size_t n_vanilla, cuzk_post_partition *out)
+static cuzk_err partition_build(const cuzk_fc_proof *fp, const uint8_t randomness[32],
+                                uint32_t partition_index, const cuzk_post_sector_proof *vanilla,
+                                size_t n_vanilla, cuzk_post_partition *out, int hash_paths)
 {
     memset(out, 0, sizeof *out);
     if (fp->family != CUZK_FC_WINNING && fp->family != CUZK_FC_WINDOW)
@@ -176,7 +184,7 @@ cuzk_err cuzk_post_partition_build(const cuzk_fc_proof *fp, const uint8_t random
         return cuzk_fail(CUZK_ENOMEM, "out of memory for a partition of %zu sectors", ns);
     }
     size_t filled = fp->family == CUZK_FC_WINNING ? ns : n_vanilla;
-    fill_job fj = {fp, &shape, randomness, partition_index, vanilla, out, NULL, NULL};
+    fill_job fj = {fp, &shape, randomness, partition_index, vanilla, out, NULL, NULL, hash_paths};
     fj.errs = calloc(filled, sizeof *fj.errs);
     fj.msgs = calloc(filled, sizeof *fj.msgs);
     cuzk_err e = fj.errs && fj.msgs ? CUZK_OK : cuzk_fail(CUZK_ENOMEM, "out of memory");
@@ -194,6 +202,21 @@ cuzk_err cuzk_post_partition_build(const cuzk_fc_proof *fp, const uint8_t random
     if (e)
         cuzk_post_partition_free(out);
     return e;
+}
+
+cuzk_err cuzk_post_partition_build(const cuzk_fc_proof *fp, const uint8_t randomness[32],
+                                   uint32_t partition_index, const cuzk_post_sector_proof *vanilla,
+                                   size_t n_vanilla, cuzk_post_partition *out)
+{
+    return partition_build(fp, randomness, partition_index, vanilla, n_vanilla, out, 1);
+}
+
+cuzk_err cuzk_post_partition_build_unhashed(const cuzk_fc_proof *fp, const uint8_t randomness[32],
+                                            uint32_t partition_index,
+                                            const cuzk_post_sector_proof *vanilla, size_t n_vanilla,
+                                            cuzk_post_partition *out)
+{
+    return partition_build(fp, randomness, partition_index, vanilla, n_vanilla, out, 0);
 }
 
 /* Placeholder values for the circuit's shape (record mode without a
@@ -215,9 +238,13 @@ static cuzk_err blank_sector(const cuzk_merkle_shape *shape, unsigned challenges
     return CUZK_OK;
 }
 
+/* *miss (may be NULL): the first challenge whose path does not hash to
+ * comm_r_last's value, or -1 (meaningful with real values: witness mode). */
 static cuzk_err synth_sector(cuzk_cs *cs, const cuzk_merkle_shape *shape, unsigned challenges,
-                             const cuzk_poseidon *p2, const cuzk_post_sector *s)
+                             const cuzk_poseidon *p2, const cuzk_post_sector *s, int *miss)
 {
+    if (miss)
+        *miss = -1;
     cuzk_num comm_r_last, comm_c, comm_r, h;
     CUZK_TRY(cuzk_num_alloc(cs, &s->comm_r_last, &comm_r_last));
     CUZK_TRY(cuzk_num_alloc(cs, &s->comm_c, &comm_c));
@@ -231,7 +258,10 @@ static cuzk_err synth_sector(cuzk_cs *cs, const cuzk_merkle_shape *shape, unsign
         const cuzk_vanilla_merkle *m = s->proofs[n];
         cuzk_root leaf = {.allocated = 0};
         leaf.num.val = m->leaf;
-        CUZK_TRY(cuzk_por_gadget(cs, shape, &leaf, m->siblings, s->leaves[n], &root, 1));
+        cuzk_fr got;
+        CUZK_TRY(cuzk_por_gadget_root(cs, shape, &leaf, m->siblings, s->leaves[n], &root, 1, &got));
+        if (miss && *miss < 0 && !cuzk_fr_eq(&got, &s->comm_r_last))
+            *miss = (int)n;
     }
     return CUZK_OK;
 }
@@ -259,7 +289,7 @@ static cuzk_err post_synthesize(cuzk_cs *cs, const cuzk_fc_proof *fp, const cuzk
     CUZK_TRY(cuzk_poseidon_merkle(2, &p2));
     if (p) {
         for (size_t i = 0; i < p->n_sectors; i++)
-            CUZK_TRY(synth_sector(cs, &shape, fp->challenges, p2, &p->sectors[i]));
+            CUZK_TRY(synth_sector(cs, &shape, fp->challenges, p2, &p->sectors[i], NULL));
         return CUZK_OK;
     }
     /* The shape alone: every sector the same blank one. */
@@ -270,7 +300,7 @@ static cuzk_err post_synthesize(cuzk_cs *cs, const cuzk_fc_proof *fp, const cuzk
     cuzk_err e = ptrs && leaves ? blank_sector(&shape, fp->challenges, &m, ptrs, leaves, &s)
                                 : cuzk_fail(CUZK_ENOMEM, "out of memory");
     for (unsigned i = 0; i < fp->sectors && !e; i++) {
-        e = synth_sector(cs, &shape, fp->challenges, p2, &s);
+        e = synth_sector(cs, &shape, fp->challenges, p2, &s, NULL);
         if (!e && progress && progress(ctx, i + 1, fp->sectors))
             e = cuzk_fail(CUZK_ECANCELLED, "recording %s: stopped", fp->circuit_id);
     }
@@ -309,8 +339,17 @@ static void witness_chunk(void *ctx, size_t begin, size_t end, unsigned worker)
         cuzk_err e = cuzk_cs_new(&cs, CUZK_CS_WITNESS);
         if (!e)
             e = cuzk_cs_set_aux_window(cs, j->w + j->n_in + first * j->ap, (last - first) * j->ap);
-        for (size_t i = first; i < last && !e; i++)
-            e = synth_sector(cs, j->shape, j->fp->challenges, j->p2, &j->p->sectors[i]);
+        for (size_t i = first; i < last && !e; i++) {
+            int miss;
+            e = synth_sector(cs, j->shape, j->fp->challenges, j->p2, &j->p->sectors[i], &miss);
+            /* Window's circuit sector i is vanilla proof i (the padding
+             * repeats the last, named first); Winning's is challenge i of
+             * the one sector */
+            if (!e && miss >= 0)
+                e = j->fp->family == CUZK_FC_WINNING
+                        ? path_misses(0, j->p->sectors[i].sector_id, i)
+                        : path_misses(i, j->p->sectors[i].sector_id, (size_t)miss);
+        }
         if (!e && (cuzk_cs_num_inputs(cs) != 1 + (last - first) * j->ip ||
                    cuzk_cs_num_aux(cs) != (last - first) * j->ap))
             e = cuzk_fail(CUZK_EINTERNAL, "sectors %zu..%zu: %u inputs and %llu aux", first,
@@ -340,7 +379,7 @@ cuzk_err cuzk_post_witness(const cuzk_post_partition *p, cuzk_fr **w, size_t *n)
     /* A sector's counts, from the first one (any values give the same). */
     cuzk_cs *one = NULL;
     CUZK_TRY(cuzk_cs_new(&one, CUZK_CS_WITNESS));
-    cuzk_err e = synth_sector(one, &shape, fp->challenges, job.p2, &p->sectors[0]);
+    cuzk_err e = synth_sector(one, &shape, fp->challenges, job.p2, &p->sectors[0], NULL);
     job.ip = cuzk_cs_num_inputs(one) - 1;
     job.ap = cuzk_cs_num_aux(one);
     cuzk_cs_free(one);

@@ -11,8 +11,9 @@
  *    bincode vanilla proofs Curio sends (K sectors; default a full
  *    partition).
  * 2. R requests proved one after the other, each timed by phase as the
- *    daemon runs them: decode (bincode), check (paths, challenges, roots,
- *    comm_r: cuzk_post_partition_build), witness (all cores), SpMV (on a
+ *    daemon runs them: decode (bincode), check (paths' shapes, challenges,
+ *    roots, comm_r: cuzk_post_partition_build_unhashed, the paths being
+ *    hashed by the witness), witness (all cores), SpMV (on a
  *    backend that computes a, b, c itself, the GPU: the witness's pack
  *    instead, the SpMV being part of the device time), the backend's H and
  *    MSMs (the GPU's part), and verify; total = request to verified proof
@@ -102,7 +103,7 @@ static cuzk_err prove_once(const cuzk_fc_proof *fp, const uint8_t r[32], const v
         e = cuzk_post_sector_proof_decode(vs->bytes[i], vs->sizes[i], "vanilla_proofs", &v[i]);
     t->decode = (t1 = cuzk_now()) - t0;
     if (!e)
-        e = cuzk_post_partition_build(fp, r, 0, v, vs->n, &part);
+        e = cuzk_post_partition_build_unhashed(fp, r, 0, v, vs->n, &part); /* as the daemon */
     t->check = cuzk_now() - t1;
     t1 = cuzk_now();
     if (!e)

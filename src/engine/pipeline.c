@@ -706,8 +706,11 @@ static cuzk_err decode_post(job *jb)
         CUZK_TRY(cuzk_post_sector_proof_decode(jb->wit[i], jb->wit_size[i], name, &jb->vanilla[i]));
         jb->n_vanilla++;
     }
-    return cuzk_post_partition_build(jb->fc, jb->randomness, jb->partition_index, jb->vanilla,
-                                     jb->n_vanilla, &jb->post);
+    /* The paths are hashed by the witness (it computes every hash anyway)
+     * instead of here: a path that misses its root fails the job there,
+     * named the same way. */
+    return cuzk_post_partition_build_unhashed(jb->fc, jb->randomness, jb->partition_index,
+                                              jb->vanilla, jb->n_vanilla, &jb->post);
 }
 
 /* A PoRep request's C1 output: Curio's envelope, then the

@@ -95,6 +95,24 @@ expect 1 "error: vanilla_proofs[1].sectors: length 1 at byte 40" -- "$BENCH" sin
     --registered-proof 10 --randomness "$R" --vanilla-dir "$T/bad"
 expect 1 "is for leaf" -- "$BENCH" single --addr "$ADDR" --kind window-post \
     --registered-proof 10 --randomness "$R2" --vanilla-dir "$T/w2"
+# A path that does not hash to its root: a byte changed where the offline
+# check (which hashes every path before anything else) says so; the daemon
+# leaves the hashing to the witness, which must name the same proof.
+cp -r "$T/w2" "$T/miss"
+mf="$T/miss/sector-2.vproof"
+msize=$(stat -c %s "$mf")
+want=""
+for ((off = 120; off < msize - 100; off += 97)); do
+    cp "$T/w2/sector-2.vproof" "$mf"
+    printf '\125' | dd of="$mf" bs=1 seek=$off conv=notrunc status=none
+    want=$("$CUZK" post check --registered-proof 10 --randomness "$R" --miner-id 1000 \
+        "$T/miss"/sector-*.vproof 2>&1 |
+        grep -o 'vanilla_proofs\[[0-9]*\] (sector [0-9]*): inclusion proof [0-9]* does not hash to its root')
+    [ -n "$want" ] && break
+done
+if [ -n "$want" ]; then ok; else bad "no byte of sector-2.vproof made a path miss its root"; fi
+expect 1 "${want:-does not hash to its root}" -- "$BENCH" single --addr "$ADDR" --kind window-post \
+    --registered-proof 10 --randomness "$R" --vanilla-dir "$T/miss"
 expect 2 "is StackedDrgWindow2KiBV1_1, not a winning-post proof" -- "$BENCH" single \
     --addr "$ADDR" --kind winning-post --registered-proof 10 --randomness "$R" \
     --vanilla-dir "$T/w1"

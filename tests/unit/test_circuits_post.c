@@ -137,7 +137,27 @@ static void test_golden(void)
     CHECK_OK(cuzk_cs_new(&cs, CUZK_CS_CHECK));
     CHECK_ERR(cuzk_post_synthesize(cs, &one, &p1), CUZK_EINVAL, "is not satisfied");
     cuzk_cs_free(cs);
+    /* Built without hashing the paths, the witness (which hashes them)
+     * names the same proof. */
+    cuzk_fc_proof three_b = *fp;
+    three_b.sectors = 3;
+    CHECK_OK(cuzk_post_partition_build_unhashed(&three_b, zero, 0, &v, 1, &bad));
+    cuzk_fr *wb = NULL;
+    size_t nb = 0;
+    CHECK_ERR(cuzk_post_witness(&bad, &wb, &nb), CUZK_EINVAL,
+              "vanilla_proofs[0] (sector 1): inclusion proof 4 does not hash to its root");
+    CHECK(wb == NULL && nb == 0);
+    cuzk_post_partition_free(&bad);
     v.sectors[0].inclusion_proofs[4].siblings[3] = keep;
+    /* and with every path right, the unhashed build's witness is the one of
+     * the full build */
+    CHECK_OK(cuzk_post_partition_build_unhashed(&three_b, zero, 0, &v, 1, &bad));
+    CHECK_OK(cuzk_post_witness(&bad, &wb, &nb));
+    CHECK_OK(cuzk_post_witness(&p3, &w1, &n1));
+    CHECK(wb && w1 && nb == n1 && !memcmp(wb, w1, nb * sizeof *wb));
+    free(wb);
+    free(w1);
+    cuzk_post_partition_free(&bad);
     /* Wrong randomness, wrong partition (API 1.0.0 moves the challenges),
      * a comm_r that is not Poseidon(comm_c, comm_r_last), a non-canonical
      * randomness, too many sectors. */

@@ -217,6 +217,27 @@ static void test_witness_placement(void)
     free_all(v, NS, &part);
 }
 
+/* A WinningPoSt path that misses its root: the full build names it, and so
+ * does the witness after a build that does not hash the paths (circuit
+ * sector i is the sector's challenge i there). */
+static void test_winning_miss(void)
+{
+    uint8_t r[32] = {0};
+    r[0] = 3;
+    const cuzk_fc_proof *fp = cuzk_fc_post(0);
+    cuzk_post_sector_proof v[1];
+    cuzk_post_partition part;
+    CHECK_OK(cuzk_gen_post_partition(fp, r, 2, 0, 77, 1, v));
+    cuzk_fr_from_u64(&v[0].sectors[0].inclusion_proofs[5].siblings[0], 4242);
+    const char *want = "vanilla_proofs[0] (sector 77): inclusion proof 5 does not hash to its root";
+    CHECK_ERR(cuzk_post_partition_build(fp, r, 0, v, 1, &part), CUZK_EINVAL, want);
+    CHECK_OK(cuzk_post_partition_build_unhashed(fp, r, 0, v, 1, &part));
+    cuzk_fr *w = NULL;
+    size_t n = 0;
+    CHECK_ERR(cuzk_post_witness(&part, &w, &n), CUZK_EINVAL, want);
+    free_all(v, 1, &part);
+}
+
 static void test_challenge_positions(void)
 {
     uint8_t r[32] = {9, 8, 7};
@@ -315,6 +336,7 @@ int main(void)
     test_prover_id();
     test_partitions();
     test_witness_placement();
+    test_winning_miss();
     test_challenge_positions();
     test_large();
     test_bad_inputs();
