@@ -35,7 +35,8 @@
  *             pce_dir = ""                   where Filecoin circuits' constraint systems
  *                                            are cached ("" = param_cache)
  *             device_only = false            CUDA: once every GPU keeps a circuit's
- *                                            parameters, release their host copy
+ *                                            parameters (preloaded ones: at once),
+ *                                            release their host copy
  *   [scheduler] workers = 1                  prove workers per GPU (CPU backend: in all)
  *               finalizers = 1               CPU threads verifying and encoding proofs
  *               pipeline_depth = 0           partitions synthesized ahead of the prove

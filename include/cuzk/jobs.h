@@ -217,7 +217,8 @@ typedef struct {
     uint64_t memory_budget;
     unsigned mem_sample_ms; /* RSS sampling interval (default 50) */
     /* GPU backends: once every prove worker keeps a circuit's parameters on
-     * its device (pinned there on first use), release their host copy
+     * its device (pinned there after a preload, cuzk_jobs_srs_loaded, or
+     * with the circuit's first job), release their host copy
      * (srs.h cuzk_srs_release_host): the SRS then costs device memory only.
      * Needs one prove worker per GPU (each worker keeps its own copy). */
     int srs_device_only;
@@ -262,6 +263,11 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *req, char job_id
  * 0). EIO when the parameters are missing, EUNSUPPORTED for circuits cuzk
  * does not prove yet. Blocks while the constraint system is built. */
 cuzk_err cuzk_jobs_filecoin_circuit(cuzk_jobs *j, const char *circuit_id, int *is_filecoin);
+/* A circuit was preloaded into the SRS manager: with srs_device_only the
+ * idle prove workers move its parameters to their devices now (and the
+ * last one releases the host copy) instead of when its first job comes.
+ * Does not wait for them. Nothing otherwise. */
+void cuzk_jobs_srs_loaded(cuzk_jobs *j, const char *circuit_id);
 
 /* Wait until the job ends or timeout_ms passes (0 = no limit), or *abort
  * becomes non-zero (a client that went away; may be NULL; wake waiters with

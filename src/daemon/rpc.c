@@ -647,7 +647,9 @@ cuzk_err cuzk_daemon_preload(cuzk_daemon *d, const char *id, int *already, doubl
 {
     int filecoin;
     CUZK_TRY(cuzk_jobs_filecoin_circuit(d->jobs, id, &filecoin));
-    return cuzk_srs_preload(d->srs, id, already, load_s);
+    CUZK_TRY(cuzk_srs_preload(d->srs, id, already, load_s));
+    cuzk_jobs_srs_loaded(d->jobs, id); /* srs.device_only: to the GPUs now */
+    return CUZK_OK;
 }
 
 static void handle_preload(call_ctx *c)

@@ -33,9 +33,10 @@
  * anything else from a GPU marks the device unhealthy, its worker stops, and
  * the partition is synthesized again for another device.
  *
- * srs_device_only: a job's preparation asks every prove worker to keep its
- * circuit's parameters on its device; idle workers do so before taking
- * partitions, and the last one releases the host copy. The circuit's
+ * srs_device_only: a preload (cuzk_jobs_srs_loaded) or a job's
+ * preparation asks every prove worker to keep the circuit's parameters on
+ * its device; idle workers do so before taking partitions, and the last one
+ * releases the host copy. The circuit's
  * partitions are admitted only after that (or once it failed, when the host
  * copy stays), so the working sets never meet the host copy in memory.
  *
@@ -209,24 +210,42 @@ static int pin_pending(cuzk_jobs *j, const job *jb)
     return ps && !ps->released && !ps->failed;
 }
 
-/* srs_device_only: after a job's preparation, ask every prove worker to
- * keep its circuit's parameters on its device (once per circuit). Lock
- * held. */
+/* srs_device_only: ask every prove worker to keep a loaded circuit's
+ * parameters on its device (once per circuit), after a job's preparation
+ * or a preload. who: the log line's subject. Lock held; the circuit is
+ * resident, so acquiring it does not load anything. */
+static void pin_request_circuit(cuzk_jobs *j, const char *circuit_id, const char *who)
+{
+    if (!j->cfg.srs_device_only || !j->pin_abc || j->n_provers > 64)
+        return;
+    cuzk_srs_circuit *c = NULL;
+    if (cuzk_srs_acquire(j->srs, circuit_id, &c, NULL) != CUZK_OK)
+        return; /* it stays on the host */
+    if (!c->params->host_released && !pin_find(j, c))
+        for (int i = 0; i < N_PINNED; i++)
+            if (!j->pinned[i].circ) {
+                memset(&j->pinned[i], 0, sizeof j->pinned[i]);
+                j->pinned[i].circ = c; /* the slot keeps the reference */
+                CUZK_INFO("%s event=srs_to_devices circuit=%s", who, circuit_id);
+                return;
+            }
+    cuzk_srs_release(j->srs, c);
+}
+
 static void pin_request(cuzk_jobs *j, job *jb)
 {
-    if (!j->cfg.srs_device_only || !j->pin_abc || !jb->circ || jb->circ->params->host_released ||
-        pin_find(j, jb->circ) || j->n_provers > 64)
-        return;
-    for (int i = 0; i < N_PINNED; i++)
-        if (!j->pinned[i].circ) {
-            cuzk_srs_circuit *c = NULL;
-            if (cuzk_srs_acquire(j->srs, jb->circuit_id, &c, NULL) != CUZK_OK)
-                return; /* no slot of its own: it stays on the host */
-            memset(&j->pinned[i], 0, sizeof j->pinned[i]);
-            j->pinned[i].circ = c;
-            CUZK_INFO("job=%s event=srs_to_devices circuit=%s", jb->id, jb->circuit_id);
-            return;
-        }
+    char who[64];
+    snprintf(who, sizeof who, "job=%s", jb->id);
+    if (jb->circ)
+        pin_request_circuit(j, jb->circuit_id, who);
+}
+
+void cuzk_jobs_srs_loaded(cuzk_jobs *j, const char *circuit_id)
+{
+    pthread_mutex_lock(&j->lock);
+    pin_request_circuit(j, circuit_id, "preload");
+    pthread_cond_broadcast(&j->changed);
+    pthread_mutex_unlock(&j->lock);
 }
 
 void engine_pins_free(cuzk_jobs *j)
