@@ -346,9 +346,12 @@ typedef struct {
     uint32_t synthesizing, ready, proving, finalizing; /* partitions per stage */
     cuzk_mem_stats mem; /* working sets; mem.budget is the whole budget */
     uint64_t srs_bytes; /* resident SRS counted against the budget */
-    /* a, b, c buffers kept for reuse (reserved and allocated, in mem); given
+    /* a, b, c and witness buffers kept for reuse (reserved and allocated, in mem); given
      * back when the engine is idle or admission needs the room */
     uint64_t pooled_bytes;
+    /* partitions whose witness was written into a pooled buffer (no fresh
+     * gigabytes faulted in for it) */
+    uint64_t witness_buffers_reused;
 } cuzk_jobs_status;
 
 cuzk_err cuzk_jobs_status_get(cuzk_jobs *j, cuzk_jobs_status *out);

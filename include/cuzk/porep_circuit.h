@@ -92,6 +92,10 @@ cuzk_err cuzk_porep_synthesize(cuzk_cs *cs, const cuzk_porep_shape *s, const cuz
  * its peak (each challenge's system, then the assignment). */
 cuzk_err cuzk_porep_witness(const cuzk_porep_shape *s, const cuzk_porep_values *v, cuzk_fr **w,
                             size_t *n);
+/* The same, written into offer's buffer when it holds the witness (then
+ * *w is that buffer; r1cs.h cuzk_witness_buffer). */
+cuzk_err cuzk_porep_witness_into(const cuzk_porep_shape *s, const cuzk_porep_values *v,
+                                 const cuzk_wbuf *offer, cuzk_fr **w, size_t *n);
 
 /* create_label_circuit alone: replica_id (256 bits), 37 parents of 256 bits
  * each (parents[37 * 256]), the layer (a constant) and the node (64 bits,

@@ -112,5 +112,9 @@ cuzk_err cuzk_post_record_pce(const cuzk_fc_proof *fp, cuzk_progress_fn progress
  * cuzk_post_partition_build ("vanilla_proofs[i] (sector S): inclusion proof
  * k does not hash to its root ..."; the first such path in sector order). */
 cuzk_err cuzk_post_witness(const cuzk_post_partition *p, cuzk_fr **w, size_t *n);
+/* The same, written into offer's buffer when it holds the witness (then
+ * *w is that buffer; r1cs.h cuzk_witness_buffer). */
+cuzk_err cuzk_post_witness_into(const cuzk_post_partition *p, const cuzk_wbuf *offer, cuzk_fr **w,
+                                size_t *n);
 
 #endif

@@ -112,4 +112,22 @@ cuzk_err cuzk_witness_read(const char *path, cuzk_fr **w, uint32_t *n_inputs, ui
 cuzk_err cuzk_witness_parse(const uint8_t *data, size_t size, const char *name, cuzk_fr **w,
                             uint32_t *n_inputs, uint64_t *n_aux);
 
+/* A buffer offered to a witness synthesis (a prover's pool): used when it
+ * holds the witness, so that the gigabytes of a large assignment are not
+ * page-faulted (and zeroed by the kernel) again for every partition. */
+typedef struct {
+    cuzk_fr *buf;
+    size_t cap; /* elements */
+} cuzk_wbuf;
+
+/* The assignment of n elements for a witness synthesis: offer's buffer
+ * when offered (offer and offer->buf non-NULL) and large enough, else a new
+ * allocation (2 MiB-aligned, huge pages advised: written once by every
+ * thread); NULL when out of memory. Give it back with
+ * cuzk_witness_buffer_drop on failure; on success the caller owns what it
+ * returned either way (free() for a new one). */
+cuzk_fr *cuzk_witness_buffer(const cuzk_wbuf *offer, size_t n);
+/* Frees w unless it is the offered buffer. */
+void cuzk_witness_buffer_drop(const cuzk_wbuf *offer, cuzk_fr *w);
+
 #endif

@@ -119,6 +119,10 @@ cuzk_err cuzk_snap_synthesize(struct cuzk_cs *cs, const cuzk_snap_config *c,
  * a witness-mode cuzk_snap_synthesize's assignment. */
 cuzk_err cuzk_snap_witness(const cuzk_snap_config *c, const cuzk_snap_values *v, cuzk_fr **w,
                            size_t *n);
+/* The same, written into offer's buffer when it holds the witness (then
+ * *w is that buffer; r1cs.h cuzk_witness_buffer). */
+cuzk_err cuzk_snap_witness_into(const cuzk_snap_config *c, const cuzk_snap_values *v,
+                                const cuzk_wbuf *offer, cuzk_fr **w, size_t *n);
 /* Partition k's circuit values from its proof (pointing into p) and the
  * request's commitments. EINVAL for counts that are not the size's. */
 cuzk_err cuzk_snap_values_of(const cuzk_snap_config *c, unsigned k, const cuzk_fr *comm_r_old,

@@ -15,7 +15,6 @@
 
 #include <pthread.h>
 #include <stdio.h>
-#include <sys/mman.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -352,6 +351,12 @@ static void witness_task(void *ctx, size_t begin, size_t end, unsigned worker)
 cuzk_err cuzk_porep_witness(const cuzk_porep_shape *s, const cuzk_porep_values *v, cuzk_fr **w,
                             size_t *n)
 {
+    return cuzk_porep_witness_into(s, v, NULL, w, n);
+}
+
+cuzk_err cuzk_porep_witness_into(const cuzk_porep_shape *s, const cuzk_porep_values *v,
+                                 const cuzk_wbuf *offer, cuzk_fr **w, size_t *n)
+{
     *w = NULL;
     *n = 0;
     CUZK_TRY(check_shape(s));
@@ -363,25 +368,18 @@ cuzk_err cuzk_porep_witness(const cuzk_porep_shape *s, const cuzk_porep_values *
     size_t total = j.n_in + j.ta + nc * j.pa;
     j.errs = calloc(nc, sizeof *j.errs);
     j.msgs = calloc(nc, sizeof *j.msgs);
-    /* Gigabytes written once by all threads: huge pages where the kernel
-     * gives them on request. */
-    void *buf = NULL;
-    if (posix_memalign(&buf, (size_t)2 << 20, total * sizeof *j.w))
-        buf = NULL;
-    j.w = buf;
+    j.w = cuzk_witness_buffer(offer, total);
     cuzk_err e =
         j.errs && j.msgs && j.w
             ? CUZK_OK
             : cuzk_fail(CUZK_ENOMEM, "out of memory for a witness of %zu variables", total);
-    if (!e) {
-        madvise(j.w, total * sizeof *j.w, MADV_HUGEPAGE);
+    if (!e)
         cuzk_parallel_for(nc, 1, witness_task, &j);
-    }
     for (size_t i = 0; i < nc && !e; i++)
         if (j.errs[i])
             e = cuzk_fail(j.errs[i], "%s", j.msgs[i]);
     if (e) {
-        free(j.w);
+        cuzk_witness_buffer_drop(offer, j.w);
     } else {
         *w = j.w;
         *n = total;

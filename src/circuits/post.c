@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 void cuzk_post_partition_free(cuzk_post_partition *p)
 {
@@ -367,6 +366,12 @@ static void witness_chunk(void *ctx, size_t begin, size_t end, unsigned worker)
 
 cuzk_err cuzk_post_witness(const cuzk_post_partition *p, cuzk_fr **w, size_t *n)
 {
+    return cuzk_post_witness_into(p, NULL, w, n);
+}
+
+cuzk_err cuzk_post_witness_into(const cuzk_post_partition *p, const cuzk_wbuf *offer, cuzk_fr **w,
+                                size_t *n)
+{
     *w = NULL;
     *n = 0;
     const cuzk_fc_proof *fp = p->proof;
@@ -394,17 +399,11 @@ cuzk_err cuzk_post_witness(const cuzk_post_partition *p, cuzk_fr **w, size_t *n)
     size_t total = job.n_in + p->n_sectors * job.ap;
     job.errs = calloc(chunks, sizeof *job.errs);
     job.msgs = calloc(chunks, sizeof *job.msgs);
-    /* Gigabytes written once by all threads: huge pages where the kernel
-     * gives them on request. */
-    void *buf = NULL;
-    if (posix_memalign(&buf, (size_t)2 << 20, total * sizeof *job.w))
-        buf = NULL;
-    job.w = buf;
+    job.w = cuzk_witness_buffer(offer, total);
     e = job.errs && job.msgs && job.w
             ? CUZK_OK
             : cuzk_fail(CUZK_ENOMEM, "out of memory for a witness of %zu variables", total);
     if (!e) {
-        madvise(job.w, total * sizeof *job.w, MADV_HUGEPAGE);
         cuzk_fr_one(&job.w[0]);
         cuzk_parallel_for(chunks, 1, witness_chunk, &job);
     }
@@ -412,7 +411,7 @@ cuzk_err cuzk_post_witness(const cuzk_post_partition *p, cuzk_fr **w, size_t *n)
         if (job.errs[c])
             e = cuzk_fail(job.errs[c], "%s", job.msgs[c]);
     if (e) {
-        free(job.w);
+        cuzk_witness_buffer_drop(offer, job.w);
     } else {
         *w = job.w;
         *n = total;

@@ -515,6 +515,12 @@ static cuzk_err part_counts(const cuzk_snap_config *c, uint64_t n[3])
 cuzk_err cuzk_snap_witness(const cuzk_snap_config *c, const cuzk_snap_values *v, cuzk_fr **w,
                            size_t *n)
 {
+    return cuzk_snap_witness_into(c, v, NULL, w, n);
+}
+
+cuzk_err cuzk_snap_witness_into(const cuzk_snap_config *c, const cuzk_snap_values *v,
+                                const cuzk_wbuf *offer, cuzk_fr **w, size_t *n)
+{
     *w = NULL;
     *n = 0;
     uint64_t cnt[3];
@@ -534,7 +540,7 @@ cuzk_err cuzk_snap_witness(const cuzk_snap_config *c, const cuzk_snap_values *v,
         total = q.n_in + q.ta + q.top.digests * q.d + (size_t)c->challenges * q.ch;
         q.errs = calloc(c->challenges, sizeof *q.errs);
         q.msgs = calloc(c->challenges, sizeof *q.msgs);
-        q.w = malloc(total * sizeof *q.w);
+        q.w = cuzk_witness_buffer(offer, total);
         if (!q.errs || !q.msgs || !q.w)
             e = cuzk_fail(CUZK_ENOMEM, "out of memory for a witness of %zu variables", total);
     }
@@ -547,7 +553,8 @@ cuzk_err cuzk_snap_witness(const cuzk_snap_config *c, const cuzk_snap_values *v,
                 e = cuzk_fail(q.errs[i], "%s", q.msgs[i]);
     }
     if (e) {
-        free(q.w);
+        if (q.w)
+            cuzk_witness_buffer_drop(offer, q.w);
     } else {
         *w = q.w;
         *n = total;

@@ -43,7 +43,9 @@ typedef struct part {
     size_t w_bytes;
     cuzk_fr *abc; /* a, b, c: 3 x m */
     size_t abc_bytes;
-    int abc_pinned; /* page-locked (cuzk_backend_host_alloc) */
+    int abc_pinned;   /* page-locked (cuzk_backend_host_alloc) */
+    cuzk_fr *w_offer; /* a pooled buffer for the witness, taken at admission */
+    size_t w_offer_bytes;
     cuzk_wpack *wp; /* the packed witness, when the device computes a, b, c */
     size_t wp_bytes;
     int host_spmv;        /* a, b, c on the host after all (the device had no room) */
@@ -96,8 +98,9 @@ struct job {
     uint64_t part_bytes, job_bytes; /* the working-set profile */
     size_t abc_bytes;               /* its a, b, c part */
     int packed;                     /* partitions go to the device packed (no host a, b, c) */
-    int wit_state;                  /* WIT_* (SYNTHETIC) */
-    cuzk_fr *syn_w;                 /* the shared witness (SYNTHETIC) */
+    size_t w_pool_bytes; /* a partition's witness, when its buffers are pooled (Filecoin kinds) */
+    int wit_state;       /* WIT_* (SYNTHETIC) */
+    cuzk_fr *syn_w;      /* the shared witness (SYNTHETIC) */
     size_t syn_w_bytes;
     uint64_t job_reserved;
     part *parts;
@@ -143,6 +146,7 @@ typedef struct {
     cuzk_fr *p;
     size_t bytes;
     int pinned;
+    int witness; /* a witness buffer (malloc'd), not a, b, c */
 } pooled;
 
 /* srs_device_only: a circuit whose parameters go to every prove worker's
@@ -188,8 +192,9 @@ struct cuzk_jobs {
     pinned_srs pinned[N_PINNED];
     pooled pool[N_POOL];
     size_t n_pool, pool_max;
-    int pin_abc;     /* a, b, c in page-locked memory (GPU devices) */
-    int device_spmv; /* every prove worker computes a, b, c itself (jobs.h host_spmv) */
+    int pin_abc;       /* a, b, c in page-locked memory (GPU devices) */
+    int device_spmv;   /* every prove worker computes a, b, c itself (jobs.h host_spmv) */
+    uint64_t w_reused; /* witnesses written into pooled buffers (atomic) */
     cpu_worker *synths, *finals;
     unsigned n_synths; /* synthesis_workers, plus the one kept for CRITICAL jobs */
 };
@@ -214,6 +219,9 @@ uint64_t engine_srs_bytes(cuzk_jobs *j); /* resident SRS (lock not needed) */
 void engine_abc_put(cuzk_jobs *j, part *p);
 /* The packed witness freed and uncounted, lock held. */
 void engine_wpack_drop(cuzk_jobs *j, part *p);
+/* The partition's witness and any unused witness buffer offered to it:
+ * back to the pool (with their reservation) or freed, lock held. */
+void engine_w_put(cuzk_jobs *j, part *p);
 void engine_pool_drain(cuzk_jobs *j);
 /* srs_device_only slots, lock held: give back their SRS references. */
 void engine_pins_free(cuzk_jobs *j);

@@ -304,11 +304,11 @@ void engine_fail_job(cuzk_jobs *j, job *jb, const char *why)
 void engine_part_end(cuzk_jobs *j, part *p, int stage)
 {
     job *jb = p->jb;
-    cuzk_mem_release(j->mem, p->w, p->w_bytes);
+    engine_w_put(j, p);
     engine_abc_put(j, p);
     engine_wpack_drop(j, p);
     free(p->pub);
-    p->w = p->pub = NULL;
+    p->pub = NULL;
     cuzk_mem_unreserve(j->mem, p->reserved);
     p->reserved = 0;
     p->stage = stage;
@@ -934,6 +934,7 @@ cuzk_err cuzk_jobs_status_get(cuzk_jobs *j, cuzk_jobs_status *out)
     out->finalizing = j->n_final;
     for (size_t i = 0; i < j->n_pool; i++)
         out->pooled_bytes += j->pool[i].bytes;
+    out->witness_buffers_reused = __atomic_load_n(&j->w_reused, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&j->lock);
     cuzk_mem_stats_get(j->mem, &out->mem);
     out->srs_bytes = srs_bytes;

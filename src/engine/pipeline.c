@@ -164,7 +164,7 @@ void engine_abc_put(cuzk_jobs *j, part *p)
     if (!p->abc)
         return;
     if (j->n_pool < j->pool_max && j->n_pool < N_POOL && p->reserved >= p->abc_bytes) {
-        j->pool[j->n_pool++] = (pooled){p->abc, p->abc_bytes, p->abc_pinned};
+        j->pool[j->n_pool++] = (pooled){p->abc, p->abc_bytes, p->abc_pinned, 0};
         p->reserved -= p->abc_bytes; /* the pool holds that part now */
     } else {
         cuzk_backend_host_free(p->abc, p->abc_pinned);
@@ -172,6 +172,29 @@ void engine_abc_put(cuzk_jobs *j, part *p)
     }
     p->abc = NULL;
     p->abc_bytes = 0;
+}
+
+/* A witness buffer of the partition's job: pooled for the next partition
+ * of that size (its reservation moves to the pool) or freed. */
+static void w_buffer_put(cuzk_jobs *j, part *p, cuzk_fr *buf, size_t bytes)
+{
+    if (p->jb->w_pool_bytes == bytes && j->n_pool < j->pool_max && j->n_pool < N_POOL &&
+        p->reserved >= bytes) {
+        j->pool[j->n_pool++] = (pooled){buf, bytes, 0, 1};
+        p->reserved -= bytes;
+    } else {
+        cuzk_mem_release(j->mem, buf, bytes);
+    }
+}
+
+void engine_w_put(cuzk_jobs *j, part *p)
+{
+    if (p->w)
+        w_buffer_put(j, p, p->w, p->w_bytes);
+    if (p->w_offer)
+        w_buffer_put(j, p, p->w_offer, p->w_offer_bytes);
+    p->w = p->w_offer = NULL;
+    p->w_bytes = p->w_offer_bytes = 0;
 }
 
 void engine_wpack_drop(cuzk_jobs *j, part *p)
@@ -258,12 +281,20 @@ void engine_pins_free(cuzk_jobs *j)
 }
 
 /* A pooled buffer of `bytes`, or -1. */
-static int pool_find(const cuzk_jobs *j, size_t bytes)
+static int pool_find(const cuzk_jobs *j, size_t bytes, int witness)
 {
-    for (size_t i = 0; i < j->n_pool; i++)
-        if (j->pool[i].bytes == bytes)
+    for (size_t i = 0; bytes && i < j->n_pool; i++)
+        if (j->pool[i].bytes == bytes && j->pool[i].witness == witness)
             return (int)i;
     return -1;
+}
+
+/* Take pool entry i out (the last one moves into its place). */
+static pooled pool_take(cuzk_jobs *j, int i)
+{
+    pooled pb = j->pool[i];
+    j->pool[i] = j->pool[--j->n_pool];
+    return pb;
 }
 
 /* Undo the preparation of jobs that hold an SRS but have nothing admitted
@@ -386,15 +417,19 @@ static int next_task(cuzk_jobs *j, task *t, int critical_only)
             }
             int builds_witness = jb->kind == CUZK_KIND_SYNTHETIC && jb->wit_state == WIT_NONE;
             uint64_t need = jb->part_bytes + (builds_witness ? jb->job_bytes : 0);
-            int pi = pool_find(j, jb->abc_bytes);
+            int pi = pool_find(j, jb->abc_bytes, 0), wi = pool_find(j, jb->w_pool_bytes, 1);
             if (pi >= 0)
                 need -= jb->abc_bytes; /* reserved by the pool already */
+            if (wi >= 0)
+                need -= jb->w_pool_bytes;
             int ok = reserve(j, need, 1);
             if (!ok && j->n_pool) { /* pooled buffers of no use here: give them back */
                 if (pi >= 0)
                     need += jb->abc_bytes;
+                if (wi >= 0)
+                    need += jb->w_pool_bytes;
                 engine_pool_drain(j);
-                pi = -1;
+                pi = wi = -1;
                 ok = reserve(j, need, 1);
             }
             if (!ok && lookahead)
@@ -422,12 +457,21 @@ static int next_task(cuzk_jobs *j, task *t, int critical_only)
             t->what = T_SYNTH;
             t->jb = jb;
             t->p = admit(j, jb, jb->part_bytes);
-            if (pi >= 0) {
-                pooled pb = j->pool[pi];
-                j->pool[pi] = j->pool[--j->n_pool];
-                t->p->abc = pb.p;
-                t->p->abc_bytes = pb.bytes;
-                t->p->abc_pinned = pb.pinned;
+            /* the higher index first: taking it cannot move the other */
+            int hi = pi > wi ? pi : wi, lo = pi > wi ? wi : pi;
+            for (int k = 0; k < 2; k++) {
+                int at = k == 0 ? hi : lo;
+                if (at < 0)
+                    continue;
+                pooled pb = pool_take(j, at);
+                if (pb.witness) {
+                    t->p->w_offer = pb.p;
+                    t->p->w_offer_bytes = pb.bytes;
+                } else {
+                    t->p->abc = pb.p;
+                    t->p->abc_bytes = pb.bytes;
+                    t->p->abc_pinned = pb.pinned;
+                }
             }
             if (builds_witness) {
                 jb->wit_state = WIT_BUILDING;
@@ -768,13 +812,14 @@ static cuzk_err decode_c1(job *jb)
 
 /* A PoRep partition's witness: witness-only synthesis of its values, its
  * challenges on all cores. */
-static cuzk_err porep_witness(const job *jb, uint32_t k, cuzk_fr **w, size_t *n)
+static cuzk_err porep_witness(const job *jb, uint32_t k, const cuzk_wbuf *offer, cuzk_fr **w,
+                              size_t *n)
 {
     *w = NULL;
     *n = 0;
     cuzk_porep_values v;
     CUZK_TRY(cuzk_c1_partition(jb->c1, k, &v));
-    return cuzk_porep_witness(&jb->c1->shape, &v, w, n);
+    return cuzk_porep_witness_into(&jb->c1->shape, &v, offer, w, n);
 }
 
 /* A SnapDeals request's partition proofs: each decoded and checked as
@@ -800,7 +845,8 @@ static cuzk_err decode_snap(job *jb)
 }
 
 /* A SnapDeals partition's witness: its challenges on all cores. */
-static cuzk_err snap_witness(const job *jb, uint32_t k, cuzk_fr **w, size_t *n)
+static cuzk_err snap_witness(const job *jb, uint32_t k, const cuzk_wbuf *offer, cuzk_fr **w,
+                             size_t *n)
 {
     *w = NULL;
     *n = 0;
@@ -809,7 +855,7 @@ static cuzk_err snap_witness(const job *jb, uint32_t k, cuzk_fr **w, size_t *n)
     cuzk_snap_values v;
     CUZK_TRY(cuzk_snap_config_of(jb->fc->sector_size, &c));
     CUZK_TRY(cuzk_snap_values_of(&c, k, &com[0], &com[1], &com[2], &jb->snap[k], &v));
-    cuzk_err e = cuzk_snap_witness(&c, &v, w, n);
+    cuzk_err e = cuzk_snap_witness_into(&c, &v, offer, w, n);
     cuzk_snap_values_free(&v);
     return e;
 }
@@ -875,6 +921,10 @@ static cuzk_err prepare(cuzk_jobs *j, job *jb)
         jb->job_bytes = n_vars * sizeof(cuzk_fr);
     else
         jb->part_bytes += n_vars * sizeof(cuzk_fr);
+    /* Filecoin witnesses are written into a caller's buffer when offered
+     * one: their buffers go round a pool instead of being faulted in (and
+     * zeroed by the kernel) afresh for every partition. */
+    jb->w_pool_bytes = jb->fc ? n_vars * sizeof(cuzk_fr) : 0;
     return CUZK_OK;
 }
 
@@ -931,15 +981,23 @@ static cuzk_err synthesize(cuzk_jobs *j, part *p, int builds_witness)
     if (jb->fc && !p->w) {
         cuzk_fr *w = NULL;
         size_t n = 0;
+        cuzk_wbuf offer = {p->w_offer, p->w_offer_bytes / sizeof(cuzk_fr)};
         if (jb->c1)
-            CUZK_TRY(porep_witness(jb, p->index, &w, &n));
+            CUZK_TRY(porep_witness(jb, p->index, &offer, &w, &n));
         else if (jb->snap)
-            CUZK_TRY(snap_witness(jb, p->index, &w, &n));
+            CUZK_TRY(snap_witness(jb, p->index, &offer, &w, &n));
         else
-            CUZK_TRY(cuzk_post_witness(&jb->post, &w, &n));
+            CUZK_TRY(cuzk_post_witness_into(&jb->post, &offer, &w, &n));
         p->w = w;
-        p->w_bytes = n * sizeof(cuzk_fr);
-        cuzk_mem_charge(j->mem, p->w_bytes);
+        if (w == p->w_offer) { /* counted already, from the pool */
+            __atomic_fetch_add(&j->w_reused, 1, __ATOMIC_RELAXED);
+            p->w_bytes = p->w_offer_bytes;
+            p->w_offer = NULL;
+            p->w_offer_bytes = 0;
+        } else {
+            p->w_bytes = n * sizeof(cuzk_fr);
+            cuzk_mem_charge(j->mem, p->w_bytes);
+        }
         if (n != (size_t)pce->n_inputs + pce->n_aux)
             return cuzk_fail(CUZK_EINTERNAL,
                              "%s: the witness has %zu variables, the constraint system %llu",
@@ -1332,8 +1390,7 @@ static void *prover_main(void *arg)
                 dv->partitions++;
                 /* The working set is done with: free it (or pool it) before
                  * finalizing. */
-                cuzk_mem_release(j->mem, p->w, p->w_bytes);
-                p->w = NULL;
+                engine_w_put(j, p);
                 engine_abc_put(j, p);
                 engine_wpack_drop(j, p);
                 cuzk_mem_unreserve(j->mem, p->reserved);
@@ -1485,7 +1542,7 @@ cuzk_err engine_workers_start(cuzk_jobs *j)
     j->n_provers = j->n_devices * cfg->workers;
     if (!j->cfg.pipeline_depth)
         j->cfg.pipeline_depth = 2 * (unsigned)j->n_provers;
-    j->pool_max = j->cfg.pipeline_depth + j->n_provers;
+    j->pool_max = 2 * (j->cfg.pipeline_depth + j->n_provers); /* a, b, c and witnesses */
     j->provers = calloc(j->n_provers, sizeof *j->provers);
     /* One synthesis worker more than configured, for CRITICAL jobs only:
      * a WinningPoSt is synthesized at once even while every other worker

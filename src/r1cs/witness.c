@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define CHUNK_ELEMS ((size_t)1 << 16) /* 2 MiB of output per write */
@@ -189,4 +190,22 @@ cuzk_err cuzk_witness_parse(const uint8_t *data, size_t size, const char *name, 
 {
     *w = NULL;
     return read_mapped(name, data, size, w, n_inputs, n_aux);
+}
+
+cuzk_fr *cuzk_witness_buffer(const cuzk_wbuf *offer, size_t n)
+{
+    if (offer && offer->buf && offer->cap >= n)
+        return offer->buf;
+    void *buf = NULL;
+    size_t bytes = (n ? n : 1) * sizeof(cuzk_fr);
+    if (posix_memalign(&buf, (size_t)2 << 20, bytes))
+        return NULL;
+    madvise(buf, bytes, MADV_HUGEPAGE);
+    return buf;
+}
+
+void cuzk_witness_buffer_drop(const cuzk_wbuf *offer, cuzk_fr *w)
+{
+    if (!offer || w != offer->buf)
+        free(w);
 }
