@@ -69,16 +69,25 @@ static cuzk_err single(const char *env, size_t env_len, uint64_t miner, uint64_t
     for (int i = 0; i < 3 && !params && pce && !e; i++)
         if (!(abc[i] = malloc(pce->n_constraints * sizeof *abc[i])))
             e = cuzk_fail(CUZK_ENOMEM, "out of memory for a, b, c");
+    /* Each partition's witness goes into the last one's buffer, as the
+     * engine's pool hands it on within a job. */
+    cuzk_fr *keep = NULL;
+    size_t keep_n = 0;
     for (unsigned k = 0; k < parts && !e; k++) {
         cuzk_porep_values v;
         cuzk_fr *w = NULL;
         size_t nw = 0;
+        cuzk_wbuf offer = {keep, keep_n};
         double t1 = cuzk_now(), tw = 0, tv = 0;
         cuzk_proof proof;
         cuzk_prove_timings tm;
         memset(&tm, 0, sizeof tm);
         if (!(e = cuzk_c1_partition(c1, k, &v)) &&
-            !(e = cuzk_porep_witness(&c1->shape, &v, &w, &nw))) {
+            !(e = cuzk_porep_witness_into(&c1->shape, &v, &offer, &w, &nw))) {
+            if (w != keep)
+                free(keep);
+            keep = w;
+            keep_n = nw;
             tw = cuzk_now() - t1;
             if (params && packed) {
                 /* the device computes a, b, c: the CPU's share is the pack */
@@ -111,8 +120,8 @@ static cuzk_err single(const char *env, size_t env_len, uint64_t miner, uint64_t
                    dev, tv, cuzk_now() - t1);
         fflush(stdout);
         sum_w += tw, sum_dev += dev, sum_spmv += tm.spmv;
-        free(w);
     }
+    free(keep);
     for (int i = 0; i < 3; i++)
         free(abc[i]);
     if (!e)
