@@ -4,9 +4,10 @@
 # H benchmarks, then a synthetic PoRep-shaped partition end to end.
 # Usage: bench/gpu_suite.sh BIN_DIR OUT_DIR [PARTS...]
 #   BIN_DIR holds cuzk-bench and the device tests (test_gpu_*); OUT_DIR gets
-#   one log per part. PARTS: any of tests msm g2 ntt h partition (default:
-#   all); PARTITION_LOG (default 27) and PARTITION_BATCH (default 2) size the
-#   partition run.
+#   one log per part. PARTS: any of tests msm g2 ntt h partition profile
+#   (default: all but profile); PARTITION_LOG (default 27) and PARTITION_BATCH
+#   (default 2) size the partition runs; profile is the partition with
+#   CUZK_GPU_MSM_PROFILE=1 (each MSM's phases on stderr, in its log).
 set -uo pipefail
 B=$1
 O=$2
@@ -28,6 +29,10 @@ for p in $parts; do
     partition)
         step partition "$B/cuzk-bench" partition --log "${PARTITION_LOG:-27}" --backend cuda \
             --reps 1 --batch "${PARTITION_BATCH:-2}"
+        ;;
+    profile) # where each MSM's device time goes (phases of every window chunk)
+        step profile env CUZK_GPU_MSM_PROFILE=1 "$B/cuzk-bench" partition \
+            --log "${PARTITION_LOG:-27}" --backend cuda --reps 1 --batch 0
         ;;
     *) echo "unknown part $p" >&2 && rc=2 ;;
     esac
