@@ -18,8 +18,14 @@
  * small, ones and before lie back to back in one block (meta, meta_bytes)
  * so that it moves in one copy. n < 2^32 (the column limit of a PCE).
  *
- * Ownership: cuzk_wpack_build allocates the struct and both blocks;
- * cuzk_wpack_free releases them. Immutable once built: any number of
+ * A witness whose values are mostly not bits (at least 3/4 of those in
+ * every 64th word of 64: a PoSt partition's Poseidon values) gains little
+ * from packing and would cost a copy of gigabytes: then every element
+ * counts as dense (small and ones all zero) and dense is w itself,
+ * borrowed (dense_borrowed), so w must outlive the pack.
+ *
+ * Ownership: cuzk_wpack_build allocates the struct and both blocks (dense
+ * unless borrowed); cuzk_wpack_free releases them. Immutable once built: any number of
  * threads may read it. */
 #ifndef CUZK_WPACK_H
 #define CUZK_WPACK_H
@@ -40,6 +46,7 @@ typedef struct {
     cuzk_fr *dense;   /* n_dense */
     void *meta;       /* small, ones, before: one block of meta_bytes */
     size_t meta_bytes;
+    int dense_borrowed; /* dense is the witness itself (see above) */
 } cuzk_wpack;
 
 /* Pack w[0..n) (multi-threaded). EINVAL for n >= 2^32, ENOMEM. */

@@ -1,7 +1,8 @@
 /* Packed witnesses (wpack.h). Two passes over the words on the thread
  * pool: the first classifies (small and ones bits, and the count of dense
  * elements of each word into before[]), a scan turns the counts into
- * offsets, and the second copies the dense elements to their offsets. */
+ * offsets, and the second copies the dense elements to their offsets;
+ * a mostly dense witness stops after the first, borrowing w. */
 #include "cuzk/wpack.h"
 #include "cuzk/threads.h"
 
@@ -75,6 +76,22 @@ cuzk_err cuzk_wpack_build(const cuzk_fr *w, uint64_t n, cuzk_wpack **out)
     p->before = (uint32_t *)(p->ones + p->words);
     pack_ctx c = {(cuzk_fr *)w, p, {{0}}}; /* only read */
     cuzk_fr_one(&c.one);
+    /* Mostly not bits (judged on every 64th word: either form is right,
+     * this only picks the cheaper): every element dense, w borrowed. */
+    uint64_t seen = 0, others = 0;
+    for (uint64_t k = 0; k < p->words; k += 64)
+        for (uint64_t j = k * 64; j < n && j < k * 64 + 64; j++, seen++)
+            others += !cuzk_fr_is_zero(&w[j]) && !cuzk_fr_eq(&w[j], &c.one);
+    if (seen && others >= seen - seen / 4) {
+        memset(p->small, 0, 2 * p->words * sizeof *p->small);
+        for (uint64_t k = 0; k < p->words; k++)
+            p->before[k] = (uint32_t)(k * 64);
+        p->n_dense = n;
+        p->dense = (cuzk_fr *)w;
+        p->dense_borrowed = 1;
+        *out = p;
+        return CUZK_OK;
+    }
     cuzk_parallel_for((size_t)p->words, 4096, classify_range, &c);
     uint64_t sum = 0;
     for (uint64_t k = 0; k < p->words; k++) {
@@ -132,6 +149,7 @@ void cuzk_wpack_free(cuzk_wpack *p)
     if (!p)
         return;
     free(p->meta);
-    free(p->dense);
+    if (!p->dense_borrowed)
+        free(p->dense);
     free(p);
 }

@@ -3,12 +3,14 @@
  * element-by-element count; only the Montgomery forms of 0 and 1 are
  * small (a canonical 1, the raw limb 1, is another value); sizes around the
  * word boundaries, all-bits and no-bits witnesses, thread counts 1 and 2
- * give the same bytes; more than 2^32 - 1 elements is refused. */
+ * give the same bytes; a witness mostly not bits is borrowed whole (every
+ * element dense, no copy); more than 2^32 - 1 elements is refused. */
 #include "check.h"
 #include "cuzk/threads.h"
 #include "cuzk/wpack.h"
 
-/* pattern 0: random mix of 0, 1 and other values; 1: all 0/1; 2: no 0/1. */
+/* pattern 0: random mix of 0, 1 and other values (mostly bits); 1: all
+ * 0/1; 2: no 0/1; 3: a tenth 0/1, the rest other values (borrowed). */
 static void witness(cuzk_fr *w, uint64_t n, int pattern, uint64_t seed)
 {
     cuzk_fr_vec_rng(w, n, seed);
@@ -20,7 +22,7 @@ static void witness(cuzk_fr *w, uint64_t n, int pattern, uint64_t seed)
         x ^= x >> 7;
         x ^= x << 17;
         unsigned r = (unsigned)(x % 10);
-        if (pattern == 2)
+        if (pattern == 2 || (pattern == 3 && r != 0))
             continue;
         if (pattern == 1 || r < 8) {
             if (x >> 32 & 1)
@@ -49,7 +51,20 @@ static void round_trip(uint64_t n, int pattern)
     cuzk_fr_one(&one);
     memset(&zero, 0, sizeof zero);
     uint64_t dense = 0, bad_bits = 0, bad_before = 0;
-    for (uint64_t i = 0; i < n; i++) {
+    /* mostly not bits: every element dense, the witness borrowed (judged on
+     * a sample: either form is right; on the large witnesses it is the one
+     * the pattern calls for) */
+    int borrow = p->dense_borrowed;
+    if (n >= 1000)
+        CHECK(borrow == (pattern >= 2));
+    if (borrow) {
+        CHECK(p->dense == w && p->n_dense == n);
+        for (uint64_t k = 0; k < p->words; k++)
+            if (p->small[k] || p->ones[k] || p->before[k] != k * 64)
+                bad_bits++;
+        CHECK(bad_bits == 0);
+    }
+    for (uint64_t i = 0; i < n && !borrow; i++) {
         int is0 = !memcmp(&w[i], &zero, sizeof zero), is1 = !memcmp(&w[i], &one, sizeof one);
         int small = (int)(p->small[i / 64] >> (i % 64) & 1),
             ones = (int)(p->ones[i / 64] >> (i % 64) & 1);
@@ -61,6 +76,8 @@ static void round_trip(uint64_t n, int pattern)
             bad_bits++;
     }
     CHECK(bad_bits == 0 && bad_before == 0);
+    if (borrow)
+        dense = n;
     CHECK(p->n == n && p->n_dense == dense && p->words == (n + 63) / 64);
     CHECK(cuzk_wpack_bytes(p) == p->words * 20 + dense * sizeof(cuzk_fr));
     if (pattern == 1)
@@ -82,7 +99,7 @@ int main(void)
 {
     uint64_t ns[] = {0, 1, 2, 63, 64, 65, 127, 128, 1000, 4096 * 64 + 5, 1000003};
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
-        for (int pat = 0; pat < 3; pat++)
+        for (int pat = 0; pat < 4; pat++)
             round_trip(ns[i], pat);
     /* the same packed bytes on one thread as on two */
     uint64_t n = 300001;
