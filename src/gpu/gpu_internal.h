@@ -125,6 +125,9 @@ void gpu_ntt_free(cuzk_gpu *g);
  * error). */
 cuzk_err gpu_pce_abc(cuzk_gpu *g, const cuzk_pce *pce, const cuzk_wpack *wp, void *dw, void *v[3],
                      unsigned long long *bad, void **packed);
+/* pce's image made resident (uploaded unless it is already): done first,
+ * before a proof's own buffers, so that those never crowd it out. */
+cuzk_err gpu_pce_resident(cuzk_gpu *g, const cuzk_pce *pce);
 /* Drop every PCE kept on the device; their bytes (for cuzk_gpu_mem_info). */
 void gpu_pce_forget(cuzk_gpu *g);
 size_t gpu_pce_bytes(const cuzk_gpu *g);

@@ -631,6 +631,7 @@ extern "C" cuzk_err cuzk_gpu_compute_h_pce(cuzk_gpu *g, const cuzk_pce *pce, con
     size_t nw = (size_t)pce->n_inputs + pce->n_aux;
     gpu_drop_h(g); /* the device memory of an unused earlier h and witness */
     cuzk_gpu_scalars_clear(g);
+    CUZK_TRY(gpu_pce_resident(g, pce));
     void *da = NULL, *dbc = NULL, *dw = NULL, *pk = NULL;
     cuzk_err rc = gpu_alloc(&da, bytes, "H: a");
     if (!rc)

@@ -185,6 +185,12 @@ static cuzk_err pce_resident(cuzk_gpu *g, const cuzk_pce *p, const uint8_t **dev
     return CUZK_OK;
 }
 
+cuzk_err gpu_pce_resident(cuzk_gpu *g, const cuzk_pce *p)
+{
+    const uint8_t *d;
+    return pce_resident(g, p, &d);
+}
+
 cuzk_err gpu_pce_abc(cuzk_gpu *g, const cuzk_pce *p, const cuzk_wpack *wp, void *dw, void *v[3],
                      unsigned long long *bad, void **packed)
 {
