@@ -1412,11 +1412,14 @@ static void *prover_main(void *arg)
                 engine_part_end(j, p, CUZK_PART_FAILED);
             } else if (rc == CUZK_ENOMEM) {
                 /* Device out of memory: smaller batches, one more try, with
-                 * a, b, c from the host (the constraint system of the
-                 * device SpMV may be what did not fit). */
+                 * a, b, c from the host when the budget has room for them
+                 * now (the constraint system of the device SpMV may be what
+                 * did not fit); else packed again. */
                 pw->batch_max = pw->batch_max > 1 ? pw->batch_max / 2 : 1;
                 p->oom_retried = 1;
-                if (p->wp) {
+                uint64_t abc = 3 * ((uint64_t)sizeof(cuzk_fr) << pce->log_domain);
+                if (p->wp && reserve(j, abc, 1)) {
+                    p->reserved += abc;
                     p->host_spmv = 1;
                     engine_wpack_drop(j, p);
                 }

@@ -115,6 +115,14 @@ cuzk_err gpu_alloc(void **p, size_t bytes, const char *what);
 
 void gpu_ntt_free(cuzk_gpu *g);
 
+/* Blocks of 256 threads for a grid-stride loop over n elements (at most
+ * 65536: the loops stride). */
+static inline unsigned gpu_grid_for(size_t n)
+{
+    size_t b = (n + 255) / 256;
+    return (unsigned)(b > 65536 ? 65536 : b ? b : 1);
+}
+
 /* The SpMV step of cuzk_gpu_compute_h_pce, enqueued on g->stream: the PCE
  * made resident (uploaded on first use), the packed witness uploaded and
  * expanded into dw (n_inputs + n_aux elements), a, b, c = A.w, B.w, C.w

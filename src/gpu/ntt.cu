@@ -232,15 +232,9 @@ __global__ void k_rand_fr(fr_t *a, size_t n, uint64_t seed)
     }
 }
 
-static unsigned grid_for(size_t n)
-{
-    size_t b = (n + 255) / 256;
-    return (unsigned)(b > 65536 ? 65536 : b ? b : 1);
-}
-
 void gpu_rand_fr(cuzk_gpu *g, void *a, size_t n, uint64_t seed)
 {
-    k_rand_fr<<<grid_for(n), 256, 0, g->stream>>>((fr_t *)a, n, seed);
+    k_rand_fr<<<gpu_grid_for(n), 256, 0, g->stream>>>((fr_t *)a, n, seed);
 }
 
 /* Host tables lo[i] = x^i, hi[i] = c x^(i 2^bits), i < 2^bits (c = 1 when
@@ -360,7 +354,7 @@ static cuzk_err ntt_tables(cuzk_gpu *g, unsigned log_n)
         e = cudaMemcpy(g->pow_gi, h + 6 * m, 2 * tb, cudaMemcpyHostToDevice);
     free(h);
     if (e == cudaSuccess) {
-        k_ntt_twiddles<<<grid_for((size_t)1 << log_n), 256, 0, g->stream>>>(
+        k_ntt_twiddles<<<gpu_grid_for((size_t)1 << log_n), 256, 0, g->stream>>>(
             (fr_t *)g->tw, log_n, (const fr_t *)wtab, bits);
         e = cudaStreamSynchronize(g->stream);
     }
@@ -740,7 +734,7 @@ extern "C" cuzk_err cuzk_gpu_compute_h_odd_coset(cuzk_gpu *g, unsigned log_m, cu
         ntt_run(g, v[i], log_m, 1, NULL, 1, tab, NULL, &gin);
         ntt_run(g, v[i], log_m, 0, NULL, 0, NULL, NULL, NULL);
     }
-    k_h_gather<<<grid_for(n), 256, 0, g->stream>>>(v[3], v[0], v[1], v[2], n, j);
+    k_h_gather<<<gpu_grid_for(n), 256, 0, g->stream>>>(v[3], v[0], v[1], v[2], n, j);
     gpu_times_mark(g, 2);
     rc = gpu_copy_d2h(g, a, v[3], bytes);
     if (!rc)
@@ -775,7 +769,7 @@ static cuzk_err bench_round_trips(cuzk_gpu *g, unsigned log_n, fr_t *d)
     for (int k = 0; k < 4 && e == cudaSuccess; k += 2) {
         ntt_device(g, (cuzk_gpu_ntt_kind)k, log_n, d);
         ntt_device(g, (cuzk_gpu_ntt_kind)(k + 1), log_n, d);
-        k_count_diff<<<grid_for(n), 256, 0, g->stream>>>((const fr_t *)x0, d, n, cnt);
+        k_count_diff<<<gpu_grid_for(n), 256, 0, g->stream>>>((const fr_t *)x0, d, n, cnt);
     }
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(&bad, cnt, sizeof bad, cudaMemcpyDeviceToHost, g->stream);

@@ -35,12 +35,6 @@ typedef struct {
     unsigned long long *bad;
 } spmv_args;
 
-static unsigned blocks_for(uint64_t n)
-{
-    uint64_t b = (n + 255) / 256;
-    return (unsigned)(b < 65535 * 8 ? (b ? b : 1) : 65535 * 8);
-}
-
 __global__ void k_pce_kinds(uint8_t *kind, const fr_t *coeffs, uint32_t n)
 {
     fr_t one = fr_one(), minus_one = fr_neg(one), two = fr_dbl(one);
@@ -160,8 +154,8 @@ static cuzk_err pce_resident(cuzk_gpu *g, const cuzk_pce *p, const uint8_t **dev
     if (rc == CUZK_OK && p->n_coeffs) {
         const fr_t *coeffs =
             (const fr_t *)((const uint8_t *)d + ((const uint8_t *)p->coeffs - image));
-        k_pce_kinds<<<blocks_for(p->n_coeffs), 256, 0, g->stream>>>((uint8_t *)d + kinds_at, coeffs,
-                                                                    p->n_coeffs);
+        k_pce_kinds<<<gpu_grid_for(p->n_coeffs), 256, 0, g->stream>>>((uint8_t *)d + kinds_at,
+                                                                      coeffs, p->n_coeffs);
         cudaError_t e = cudaStreamSynchronize(g->stream);
         if (e == cudaSuccess)
             e = cudaGetLastError();
@@ -219,7 +213,7 @@ cuzk_err gpu_pce_abc(cuzk_gpu *g, const cuzk_pce *p, const cuzk_wpack *wp, void 
     gpu_times_mark(g, 1);
     const uint64_t *small = (const uint64_t *)pk, *ones = small + wp->words;
     const uint32_t *before = (const uint32_t *)(ones + wp->words);
-    k_wpack_expand<<<blocks_for(n_vars), 256, 0, g->stream>>>(
+    k_wpack_expand<<<gpu_grid_for(n_vars), 256, 0, g->stream>>>(
         (fr_t *)dw, small, ones, before, (const fr_t *)((uint8_t *)pk + meta), n_vars);
     spmv_args A;
     const cuzk_csr *m[3] = {&p->a, &p->b, &p->c};
@@ -240,7 +234,7 @@ cuzk_err gpu_pce_abc(cuzk_gpu *g, const cuzk_pce *p, const cuzk_wpack *wp, void 
     cudaMemsetAsync(bad, 0xff, sizeof *bad, g->stream);
     for (int k = 0; k < 3; k++)
         cudaMemsetAsync((fr_t *)v[k] + A.rows, 0, (n - A.rows) * sizeof(fr_t), g->stream);
-    k_spmv_check<<<blocks_for(A.rows), 256, 0, g->stream>>>(A);
+    k_spmv_check<<<gpu_grid_for(A.rows), 256, 0, g->stream>>>(A);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) {
         cudaStreamSynchronize(g->stream);
