@@ -70,11 +70,7 @@ expect 2 "daemon.node_name must not be empty" -- "$DAEMON" --listen "unix://$S/c
 expect 2 "control characters are not allowed" -- "$DAEMON" --listen "unix://$S/c.sock" \
     --param-cache "$T/params" --set "daemon.node_name=$(printf 'a\tb')" --check-config
 
-for p in "$A" "$B"; do
-    kill -TERM "$p"
-    wait_exit "$p" 60
-    if [ "$rc" -eq 0 ]; then ok; else bad "daemon $p exit $rc"; fi
-done
+stop_daemons "$A" "$B"
 echo "test_fleet: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && rm -rf "$T"
 [ "$fail" -eq 0 ]

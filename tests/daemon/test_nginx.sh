@@ -119,11 +119,7 @@ expect 0 "COMPLETED" -- "$BENCH" await "$JOB" --addr "unix://$S/d1.sock"
 
 kill -TERM "$NG"
 wait_exit "$NG" 30
-for p in "$D1" "$D2"; do
-    kill -TERM "$p"
-    wait_exit "$p" 60
-    if [ "$rc" -eq 0 ]; then ok; else bad "daemon $p exit $rc"; fi
-done
+stop_daemons "$D1" "$D2"
 echo "test_nginx: $pass passed, $fail failed"
 cat "$T/batch.out"; [ "$fail" -eq 0 ] && rm -rf "$T"
 [ "$fail" -eq 0 ]

@@ -70,9 +70,7 @@ expect 2 "the C1 output comes as one vanilla_proof" -- "$BENCH" single --addr "$
 expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind porep --registered-proof 5 \
     --vanilla "$T/env.json" --sector-number 7 --miner-id 1000
 
-kill -TERM "$D"
-wait_exit "$D" 60
-if [ "$rc" -eq 0 ]; then ok; else bad "daemon exit $rc"; fi
+stop_daemons "$D"
 
 # A cached constraint system of an older format (version 1) is recorded
 # again by the next daemon, which then proves as before.
@@ -88,9 +86,7 @@ expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind porep --reg
 grep -q 'event=pce_stale .*version 1 (64-bit row pointers).* action=record_again' "$T/d2.log" && ok ||
     bad "no pce_stale warning: $(grep -i pce "$T/d2.log" | head -3)"
 [ "$(od -An -tu4 -j8 -N4 "$PCE" | tr -d ' ')" = 2 ] && ok || bad "the .pce was not recorded again"
-kill -TERM "$D"
-wait_exit "$D" 60
-if [ "$rc" -eq 0 ]; then ok; else bad "daemon exit $rc"; fi
+stop_daemons "$D"
 echo "test_porep: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && rm -rf "$T"
 [ "$fail" -eq 0 ]

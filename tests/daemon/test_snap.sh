@@ -69,9 +69,7 @@ expect 2 "2 vanilla_proofs; StackedDrg2KiBV1 takes 1" -- \
     snap "$T/u.txt" "$T/u/partition-0.vproof" "$T/u/partition-0.vproof"
 EXTRA=(--out "$T/again.proof")
 expect 0 "status=COMPLETED" -- snap "$T/u.txt" "$T/u/partition-0.vproof"
-kill -TERM "$D"
-wait_exit "$D" 60
-if [ "$rc" -eq 0 ]; then ok; else bad "daemon exit $rc"; fi
+stop_daemons "$D"
 echo "test_snap: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && rm -rf "$T"
 [ "$fail" -eq 0 ]

@@ -110,9 +110,7 @@ expect 0 "ready=true" -- "$BENCH" status --addr "$ADDR" --tls-ca "$C/ca2.pem" \
     --tls-cert "$C/client.pem" --tls-key "$C/client.key" --rpc-timeout 10
 expect 2 "UNAVAILABLE" -- "$BENCH" status --addr "$ADDR" "${GOOD[@]}" --rpc-timeout 10
 contains "$LOG" "tls: reloaded cert=$T/server.pem" "the reload is logged"
-kill -TERM "$D"
-wait_exit "$D" 60
-if [ "$rc" -eq 0 ]; then ok; else bad "daemon exit $rc"; fi
+stop_daemons "$D"
 
 # TLS without client certificates: any client that trusts the server's CA.
 P3=$(free_port)

@@ -5,6 +5,8 @@
 #   contains FILE NEEDLE WHAT   count a check: NEEDLE is in FILE
 #   free_port               a TCP port free on 127.0.0.1 now
 #   wait_exit PID SECONDS   wait for a process we started; its status in $rc
+#   stop_daemons PID...     SIGTERM each daemon we started and count a check:
+#                           it exits 0 within 60 s
 PY=${PY:-/usr/bin/python3}
 pids=()
 S=$(mktemp -d /tmp/cuzk-test.XXXXXX)
@@ -25,4 +27,12 @@ wait_exit() {
     done
     wait "$1"
     rc=$?
+}
+stop_daemons() {
+    local p
+    for p; do
+        kill -TERM "$p"
+        wait_exit "$p" 60
+        if [ "$rc" -eq 0 ]; then ok; else bad "daemon $p exit $rc"; fi
+    done
 }
