@@ -52,10 +52,104 @@ cuzk_err gpu_fail(cudaError_t e, const char *what)
     return cuzk_fail(CUZK_EINTERNAL, "GPU: %s: %s", what, cudaGetErrorString(e));
 }
 
+/* The MSM scratch arena of each device: kept between MSMs (allocating
+ * tens of GB per MSM cost more than some MSMs themselves), released when
+ * any other allocation on its device runs out of memory while it is idle. */
+#define GPU_MAX_ARENAS 64
+static struct {
+    void *p;
+    size_t bytes;
+    int busy;
+} g_arena[GPU_MAX_ARENAS];
+static pthread_mutex_t g_arena_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Frees the current device's arena if idle; returns the bytes freed. */
+static size_t arena_release_idle(void)
+{
+    int dev = 0;
+    size_t freed = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= GPU_MAX_ARENAS)
+        return 0;
+    pthread_mutex_lock(&g_arena_mu);
+    if (g_arena[dev].p && !g_arena[dev].busy) {
+        cudaFree(g_arena[dev].p);
+        freed = g_arena[dev].bytes;
+        g_arena[dev].p = NULL;
+        g_arena[dev].bytes = 0;
+    }
+    pthread_mutex_unlock(&g_arena_mu);
+    return freed;
+}
+
+size_t gpu_arena_idle_bytes(const cuzk_gpu *g)
+{
+    size_t b = 0;
+    if (g->ordinal < 0 || g->ordinal >= GPU_MAX_ARENAS)
+        return 0;
+    pthread_mutex_lock(&g_arena_mu);
+    if (!g_arena[g->ordinal].busy)
+        b = g_arena[g->ordinal].bytes;
+    pthread_mutex_unlock(&g_arena_mu);
+    return b;
+}
+
+cuzk_err gpu_arena_get(cuzk_gpu *g, size_t bytes, void **p, int *own)
+{
+    *p = NULL;
+    *own = 0;
+    int d = g->ordinal;
+    if (d < 0 || d >= GPU_MAX_ARENAS)
+        return gpu_alloc(p, bytes, "MSM scratch") ? CUZK_ENOMEM : (*own = 1, CUZK_OK);
+    pthread_mutex_lock(&g_arena_mu);
+    if (g_arena[d].busy) { /* another handle's MSM on this device: a private block */
+        pthread_mutex_unlock(&g_arena_mu);
+        cuzk_err rc = gpu_alloc(p, bytes, "MSM scratch");
+        *own = !rc;
+        return rc;
+    }
+    g_arena[d].busy = 1;
+    if (g_arena[d].bytes < bytes) {
+        cudaFree(g_arena[d].p);
+        g_arena[d].p = NULL;
+        g_arena[d].bytes = 0;
+        void *q = NULL;
+        cudaError_t e = cudaMalloc(&q, bytes);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            g_arena[d].busy = 0;
+            pthread_mutex_unlock(&g_arena_mu);
+            return gpu_alloc(p, bytes, "MSM scratch") ? CUZK_ENOMEM : (*own = 1, CUZK_OK);
+        }
+        g_arena[d].p = q;
+        g_arena[d].bytes = bytes;
+    }
+    *p = g_arena[d].p;
+    pthread_mutex_unlock(&g_arena_mu);
+    return CUZK_OK;
+}
+
+void gpu_arena_put(cuzk_gpu *g, void *p, int own)
+{
+    if (own) {
+        cudaFree(p);
+        return;
+    }
+    if (!p)
+        return;
+    pthread_mutex_lock(&g_arena_mu);
+    g_arena[g->ordinal].busy = 0;
+    pthread_mutex_unlock(&g_arena_mu);
+}
+
 cuzk_err gpu_alloc(void **p, size_t bytes, const char *what)
 {
     *p = NULL;
     cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        if (arena_release_idle())
+            e = cudaMalloc(p, bytes ? bytes : 1);
+    }
     if (e == cudaSuccess)
         return CUZK_OK;
     cudaGetLastError();
@@ -99,6 +193,7 @@ extern "C" void cuzk_gpu_close(cuzk_gpu *g)
     cuzk_gpu_scalars_clear(g);
     gpu_drop_h(g);
     cuzk_gpu_msm_forget(g);
+    arena_release_idle();
     gpu_pce_forget(g);
     gpu_ntt_free(g);
     for (int i = 0; i < 2; i++) {
@@ -129,6 +224,13 @@ extern "C" cuzk_err cuzk_gpu_device_mem(int ordinal, size_t *free_bytes, size_t 
         return cuzk_fail(CUZK_EINVAL, "GPU %d: no such CUDA device", ordinal);
     GPU_TRY(cudaSetDevice(ordinal), "select device");
     GPU_TRY(cudaMemGetInfo(free_bytes, total_bytes), "device memory");
+    /* an idle MSM arena is given back to any allocation that needs it */
+    if (ordinal < GPU_MAX_ARENAS) {
+        pthread_mutex_lock(&g_arena_mu);
+        if (!g_arena[ordinal].busy)
+            *free_bytes += g_arena[ordinal].bytes;
+        pthread_mutex_unlock(&g_arena_mu);
+    }
     return CUZK_OK;
 }
 

@@ -112,6 +112,13 @@ cuzk_err gpu_fail(cudaError_t e, const char *what);
     } while (0)
 /* cudaMalloc with a message that says what did not fit and what was free. */
 cuzk_err gpu_alloc(void **p, size_t bytes, const char *what);
+/* The device's MSM scratch arena (device.cu): at least `bytes`, kept for the
+ * next MSM; *own set when a private block was allocated instead (the arena
+ * busy with another handle, or too large to keep): give it back with
+ * gpu_arena_put either way. Idle arena bytes count as free memory. */
+cuzk_err gpu_arena_get(cuzk_gpu *g, size_t bytes, void **p, int *own);
+void gpu_arena_put(cuzk_gpu *g, void *p, int own);
+size_t gpu_arena_idle_bytes(const cuzk_gpu *g);
 
 void gpu_ntt_free(cuzk_gpu *g);
 

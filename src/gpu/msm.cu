@@ -30,9 +30,11 @@
  *    sums; a tree of additions reduces segments to one sum per window.
  *    The window sums (a few dozen points) are combined on the host by
  *    Horner's rule with blst: c doublings per window, microseconds.
- * Windows are processed in chunks sized to the free device memory, so a
- * large MSM needs less memory at some cost in speed; an allocation that
- * still fails returns CUZK_ENOMEM with what did not fit.
+ * Windows are processed in chunks sized to the free device memory (at most
+ * CUZK_GPU_MSM_SCRATCH_GIB), so a large MSM needs less memory at some cost
+ * in speed; the scratch is one block kept between MSMs (the device's arena,
+ * device.cu), given back when another allocation needs the memory; an
+ * allocation that still fails returns CUZK_ENOMEM with what did not fit.
  *
  * CUZK_GPU_MSM_PROFILE=1 prints the device time of each phase to stderr
  * (events between the launches; for tuning, not for production).
@@ -55,13 +57,78 @@ typedef struct {
     unsigned c;  /* window bits */
     unsigned nw; /* windows: c * nw >= 256 leaves room for the last carry */
     unsigned wb; /* windows per chunk (memory) */
+    int affine;  /* batch-affine accumulation (else XYZZ chunks) */
 } msm_plan;
+
+/* Batch-affine accumulation: outputs per thread of a level (B, default;
+ * CUZK_GPU_MSM_BA_B=1..64 for tuning), fan-in of the product tree (G), the
+ * tree's top inverted one element per thread (at most TOP elements), tree
+ * levels at most MAXT. */
+#define BA_B 8u
+#define BA_G 16u
+#define BA_TOP 2048u
+#define BA_MAXT 8
+
+/* Where the batch-affine arrays of one window chunk lie in one allocation:
+ * level outputs X (level 1, 3, ...) and Y (2, 4, ...) with their bucket
+ * ids, the forward products of a level (pre), the product tree (tv, tp),
+ * bucket offsets of two levels (sa, sb), counts (kn) and the largest
+ * bucket (mx). */
+typedef struct {
+    size_t x, y, pre, tv[BA_MAXT], tp[BA_MAXT], bidx, bidy, sa, sb, kn, mx, bytes;
+    unsigned b, threads; /* outputs per thread, threads per block of a level's passes */
+} ba_layout;
+
+static size_t ba_align(size_t x)
+{
+    return (x + 255) & ~(size_t)255;
+}
+
+static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, size_t fe)
+{
+    const char *eb = getenv("CUZK_GPU_MSM_BA_B"), *et = getenv("CUZK_GPU_MSM_BA_THREADS");
+    L->b = eb && atoi(eb) >= 1 && atoi(eb) <= 64 ? (unsigned)atoi(eb) : BA_B;
+    L->threads =
+        et && (atoi(et) == 64 || atoi(et) == 128 || atoi(et) == 256) ? (unsigned)atoi(et) : 128;
+    /* a level's outputs: at most half its inputs plus half a point per
+     * bucket (odd counts), so level 1 <= pairs/2 + nb, level 2 <= pairs/4 + nb */
+    size_t n1 = pairs / 2 + nb, n2 = pairs / 4 + nb, o = 0, c = (n1 + L->b - 1) / L->b;
+    L->x = o;
+    o += ba_align(n1 * aff);
+    L->y = o;
+    o += ba_align(n2 * aff);
+    L->pre = o;
+    o += ba_align(n1 * fe);
+    for (int l = 0; l < BA_MAXT; l++) {
+        L->tv[l] = o;
+        o += ba_align(c * fe);
+        L->tp[l] = o;
+        o += ba_align(c * fe);
+        c = c > BA_TOP ? (c + BA_G - 1) / BA_G : 0;
+    }
+    L->bidx = o;
+    o += ba_align(n1 * sizeof(uint32_t));
+    L->bidy = o;
+    o += ba_align(n2 * sizeof(uint32_t));
+    L->sa = o;
+    o += ba_align((nb + 1) * sizeof(uint32_t));
+    L->sb = o;
+    o += ba_align((nb + 1) * sizeof(uint32_t));
+    L->kn = o;
+    o += ba_align((nb + 1) * sizeof(uint32_t));
+    L->mx = o;
+    o += 256;
+    L->bytes = o;
+}
 
 /* Cost model: nw * (m bucket additions + 8 per bucket for the reduction:
  * the H200 profile gave ~1.1 ns per entry and ~8.7 ns per bucket); c in
- * [4, 20]. Chunk so that pairs and buckets fit in ~80%
- * of free memory. */
-static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes)
+ * [4, 20]. Chunk so that pairs and buckets fit in ~80% of free memory;
+ * the batch-affine accumulation from affine_min entries (where it measured
+ * faster) when its arrays for at least one window fit; CUZK_GPU_MSM_ACC=
+ * affine or xyzz forces one (affine still needs the memory). */
+static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes, size_t aff_bytes, size_t fe_bytes,
+                       size_t free_b, size_t affine_min)
 {
     double best = 0;
     p->c = 4;
@@ -78,14 +145,67 @@ static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes)
     if (env && atoi(env) >= 4 && atoi(env) <= 22)
         p->c = (unsigned)atoi(env);
     p->nw = (256 + p->c - 1) / p->c;
-    size_t free_b = 0, total_b = 0;
-    cudaMemGetInfo(&free_b, &total_b);
-    /* per window: pairs and sort scratch, work items (at most m/16 plus one
-     * per bucket) with their partial sums, bucket bounds */
-    size_t per_window = m * 4 * sizeof(uint32_t) * 5 / 4 + (m / 16) * (xyzz_bytes + 12) +
-                        ((size_t)1 << (p->c - 1)) * (xyzz_bytes + 28);
-    size_t fit = (size_t)(free_b * 0.8) / (per_window ? per_window : 1);
+    /* the scratch of one MSM: at most 80% of the free memory and at most
+     * CUZK_GPU_MSM_SCRATCH_GIB (default 40; more windows per chunk gain
+     * little, and the scratch is kept for the next MSM) */
+    size_t nbw = (size_t)1 << (p->c - 1), avail = (size_t)(free_b * 0.8);
+    const char *cap_env = getenv("CUZK_GPU_MSM_SCRATCH_GIB");
+    size_t cap = (size_t)(cap_env && atoi(cap_env) > 0 ? atoi(cap_env) : 40) << 30;
+    if (avail > cap)
+        avail = cap;
+    /* per window: pairs and sort scratch, bucket bounds, the reduction's
+     * segments; XYZZ: work items (at most m/16 plus one per bucket) with
+     * their partial sums; batch-affine: its level arrays and one partial
+     * sum per bucket */
+    size_t common = m * 4 * sizeof(uint32_t) * 5 / 4 + nbw * (xyzz_bytes + 28);
+    size_t xyzz = common + (m / 16) * (xyzz_bytes + 12);
+    ba_layout L;
+    ba_layout_make(&L, m, nbw, aff_bytes, fe_bytes);
+    size_t aff = common + L.bytes;
+    const char *acc = getenv("CUZK_GPU_MSM_ACC");
+    int want = acc && !strcmp(acc, "affine") ? 1
+               : acc && !strcmp(acc, "xyzz") ? 0
+                                             : m >= affine_min;
+    p->affine = want && aff <= avail;
+    size_t per_window = p->affine ? aff : xyzz;
+    size_t fit = avail / (per_window ? per_window : 1);
     p->wb = fit < 1 ? 1 : fit > p->nw ? p->nw : (unsigned)fit;
+}
+
+/* Batch-affine bookkeeping (group independent). Level 0 counts from the
+ * bucket runs, kn[nb] = 0 so a scan gives the total at S[nb]; the largest
+ * count into *mx. */
+__global__ void k_ba_count0(const uint32_t *starts, const uint32_t *ends, size_t nb, uint32_t *kn,
+                            uint32_t *mx)
+{
+    size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    uint32_t k = b < nb ? ends[b] - starts[b] : 0;
+    if (b <= nb)
+        kn[b] = k;
+    k = __reduce_max_sync(0xffffffffu, k);
+    if ((threadIdx.x & 31) == 0 && k > 1)
+        atomicMax(mx, k);
+}
+
+/* The next level's counts: half of each bucket's, rounded up. */
+__global__ void k_ba_halve(const uint32_t *S, size_t nb, uint32_t *kn)
+{
+    size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (b <= nb)
+        kn[b] = b < nb ? (S[b + 1] - S[b] + 1) / 2 : 0;
+}
+
+/* The bucket of each output of the next level, written by the first
+ * input of each pair. */
+__global__ void k_ba_bid(const uint32_t *bid, const uint32_t *S, const uint32_t *Sn, size_t n,
+                         uint32_t *bidn)
+{
+    size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (p >= n)
+        return;
+    uint32_t b = bid[p], j = (uint32_t)p - S[b];
+    if (!(j & 1))
+        bidn[Sn[b] + j / 2] = b;
 }
 
 __global__ void k_msm_popc(const uint64_t *bits, size_t words, uint32_t *cnt)
@@ -297,7 +417,13 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
  * base prefetched was 1.5-2.5% faster than without the prefetch and 3-7%
  * faster than 256 threads capped at 128 registers; G2 (points twice as
  * large) keeps 128 threads without the prefetch. */
+/* Batch-affine from these sizes up (H200, CUZK_GPU_MSM_ACC=affine vs xyzz):
+ * G1 tied at 2^21 and won from 2^22 (32 vs 35 ms; 712 vs 836 ms at 2^27),
+ * G2 won from 2^19 (28 vs 29 ms; 573 vs 813 ms at 2^25). */
 #define CRV g1
+#define AFFINE_MIN ((size_t)3 << 20)
+#define FD(x) fp##x
+#define FD_T fp_t
 #define ACC_THREADS 128
 #define ACC_BOUNDS
 #define ACC_PREFETCH 1
@@ -309,6 +435,9 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #define H_ADD blst_p1_add_or_double
 #include "msm_impl.cuh"
 #undef CRV
+#undef AFFINE_MIN
+#undef FD
+#undef FD_T
 #undef ACC_THREADS
 #undef ACC_BOUNDS
 #undef ACC_PREFETCH
@@ -320,6 +449,9 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #undef H_ADD
 
 #define CRV g2
+#define AFFINE_MIN ((size_t)1 << 19)
+#define FD(x) fp2##x
+#define FD_T fp2_t
 #define ACC_THREADS 128
 #define ACC_BOUNDS __launch_bounds__(128)
 #define ACC_PREFETCH 0
@@ -331,6 +463,9 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #define H_ADD blst_p2_add_or_double
 #include "msm_impl.cuh"
 #undef CRV
+#undef AFFINE_MIN
+#undef FD
+#undef FD_T
 #undef ACC_THREADS
 #undef ACC_BOUNDS
 #undef ACC_PREFETCH

@@ -153,6 +153,199 @@ __global__ void PN(_k_gen_points)(const AFF *A, unsigned logA, const AFF *B, siz
     out[i] = PN(_to_aff)(PN(_add_aff)(p, B[i >> logA]));
 }
 
+/* ---- batch-affine accumulation (see msm.cu) -------------------------------- */
+
+/* Entry i of a level: level 0 reads the sorted (sign, base index) entries
+ * through the bases, later levels their own affine points. */
+static __device__ __forceinline__ AFF PN(_ba_pt)(const AFF *bases, const uint32_t *vals,
+                                                 const AFF *pts, size_t i)
+{
+    if (pts)
+        return pts[i];
+    uint32_t v = vals[i];
+    AFF q = bases[v & 0x7fffffffu];
+    return (v >> 31) ? PN(_aff_neg)(q) : q;
+}
+
+/* The x coordinate of entry i (the sign does not change it). */
+static __device__ __forceinline__ FD_T PN(_ba_x)(const AFF *bases, const uint32_t *vals,
+                                                 const AFF *pts, size_t i)
+{
+    return pts ? pts[i].x : bases[vals[i] & 0x7fffffffu].x;
+}
+
+/* Output t of a level adds the entries in0 and in0 + 1 of its bucket, or
+ * passes in0 on when the bucket's count is odd and in0 is its last. */
+static __device__ __forceinline__ int
+PN(_ba_task)(size_t t, const uint32_t *bidn, const uint32_t *Sn, const uint32_t *S, size_t *in0)
+{
+    uint32_t b = bidn[t], j = (uint32_t)t - Sn[b];
+    *in0 = (size_t)S[b] + 2 * (size_t)j;
+    return 2 * j + 1 < S[b + 1] - S[b];
+}
+
+/* The denominator of p + q and the kind of the sum: 0 chord
+ * (d = xq - xp), 1 tangent (p = q, d = 2 yp), 2 the sum is q (p at
+ * infinity), 3 the sum is p, 4 infinity (p = -q); d = 1 when there is
+ * nothing to invert, so a batch never meets a zero. */
+static __device__ __forceinline__ int PN(_ba_den)(const AFF &p, const AFF &q, int pair, FD_T *d)
+{
+    *d = FD(_one)();
+    if (!pair || PN(_aff_is_inf)(q))
+        return 3;
+    if (PN(_aff_is_inf)(p))
+        return 2;
+    if (FD(_eq)(p.x, q.x)) {
+        if (!FD(_eq)(p.y, q.y))
+            return 4;
+        *d = FD(_dbl)(p.y);
+        return 1;
+    }
+    *d = FD(_sub)(q.x, p.x);
+    return 0;
+}
+
+/* Forward pass of a level: thread i takes outputs t = i + s T (s < B),
+ * stores the running product of their denominators in pre[t] and the
+ * whole product in prod[i]. */
+__global__ void PN(_k_ba_fwd)(const AFF *bases, const uint32_t *vals, const AFF *pts,
+                              const uint32_t *bidn, const uint32_t *Sn, const uint32_t *S, size_t n,
+                              size_t T, unsigned B, FD_T *pre, FD_T *prod)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= T)
+        return;
+    FD_T acc = FD(_one)();
+    for (unsigned s = 0; s < B; s++) {
+        size_t t = i + s * T, in0;
+        if (t >= n)
+            break;
+        int pair = PN(_ba_task)(t, bidn, Sn, S, &in0);
+        FD_T d = FD(_one)();
+        if (pair) {
+            /* x alone decides unless an x is 0 (infinity is (0, 0), but
+             * x = 0 is also on the curve) or both are equal */
+            FD_T xp = PN(_ba_x)(bases, vals, pts, in0), xq = PN(_ba_x)(bases, vals, pts, in0 + 1);
+            if (FD(_is_zero)(xp) | FD(_is_zero)(xq) | FD(_eq)(xp, xq))
+                PN(_ba_den)
+                (PN(_ba_pt)(bases, vals, pts, in0), PN(_ba_pt)(bases, vals, pts, in0 + 1), 1, &d);
+            else
+                d = FD(_sub)(xq, xp);
+        }
+        acc = s ? FD(_mul)(acc, d) : d;
+        pre[t] = acc;
+    }
+    prod[i] = acc;
+}
+
+/* Backward pass: from the inverse of thread i's product, each output's
+ * inverse denominator (inv = r pre[t - T], r *= d), then the affine sum:
+ * l = n / d, x3 = l^2 - xp - xq, y3 = l (xp - x3) - yp. */
+__global__ void PN(_k_ba_bwd)(const AFF *bases, const uint32_t *vals, const AFF *pts,
+                              const uint32_t *bidn, const uint32_t *Sn, const uint32_t *S, size_t n,
+                              size_t T, unsigned B, const FD_T *pre, const FD_T *inv_prod, AFF *out)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= T)
+        return;
+    FD_T r = inv_prod[i];
+    unsigned cnt = 0;
+    while (cnt < B && i + cnt * T < n)
+        cnt++;
+    for (unsigned s = cnt; s-- > 0;) {
+        size_t t = i + s * T, in0;
+        int pair = PN(_ba_task)(t, bidn, Sn, S, &in0);
+        AFF p = PN(_ba_pt)(bases, vals, pts, in0), q = p, o;
+        if (pair)
+            q = PN(_ba_pt)(bases, vals, pts, in0 + 1);
+        FD_T d;
+        int kind = PN(_ba_den)(p, q, pair, &d);
+        FD_T inv = s ? FD(_mul)(r, pre[t - T]) : r;
+        if (s)
+            r = FD(_mul)(r, d);
+        if (kind <= 1) {
+            FD_T num;
+            if (kind == 0) {
+                num = FD(_sub)(q.y, p.y);
+            } else {
+                FD_T x2 = FD(_sqr)(p.x);
+                num = FD(_add)(FD(_dbl)(x2), x2);
+            }
+            FD_T l = FD(_mul)(num, inv);
+            o.x = FD(_sub)(FD(_sub)(FD(_sqr)(l), p.x), q.x);
+            o.y = FD(_sub)(FD(_mul)(l, FD(_sub)(p.x, o.x)), p.y);
+        } else if (kind == 2) {
+            o = q;
+        } else if (kind == 3) {
+            o = p;
+        } else {
+            o.x = FD(_zero)();
+            o.y = FD(_zero)();
+        }
+        out[t] = o;
+    }
+}
+
+/* One level of the product tree over v (n elements): thread i multiplies
+ * e = i + s T (s < G), pre[e] = running product, prod[i] = all of them. */
+__global__ void PN(_k_ba_up)(const FD_T *v, size_t n, size_t T, unsigned G, FD_T *pre, FD_T *prod)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= T)
+        return;
+    FD_T acc = v[i];
+    pre[i] = acc;
+    for (unsigned s = 1; s < G && i + s * T < n; s++) {
+        acc = FD(_mul)(acc, v[i + s * T]);
+        pre[i + s * T] = acc;
+    }
+    prod[i] = acc;
+}
+
+/* Down the tree: from inv_prod[i] = 1 / prod[i], v[e] becomes 1 / v[e]. */
+__global__ void PN(_k_ba_down)(FD_T *v, const FD_T *pre, size_t n, size_t T, unsigned G,
+                               const FD_T *inv_prod)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= T)
+        return;
+    FD_T r = inv_prod[i];
+    unsigned cnt = 0;
+    while (cnt < G && i + cnt * T < n)
+        cnt++;
+    for (unsigned s = cnt; s-- > 0;) {
+        size_t e = i + s * T;
+        FD_T ve = v[e];
+        v[e] = s ? FD(_mul)(r, pre[e - T]) : r;
+        if (s)
+            r = FD(_mul)(r, ve);
+    }
+}
+
+/* The top of the tree, inverted one element per thread. */
+__global__ void PN(_k_ba_inv)(FD_T *v, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n)
+        v[i] = FD(_inv)(v[i]);
+}
+
+/* Each bucket's last point (at most one) as an XYZZ partial sum for the
+ * bucket reduction: partial[b], off[b] = b, kcount[b] = 0 or 1. */
+__global__ void PN(_k_ba_final)(const AFF *bases, const uint32_t *vals, const AFF *pts,
+                                const uint32_t *S, size_t nb, XYZZ *partial, uint32_t *off,
+                                uint32_t *kcount)
+{
+    size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (b >= nb)
+        return;
+    uint32_t k = S[b + 1] - S[b];
+    off[b] = (uint32_t)b;
+    kcount[b] = k;
+    if (k)
+        partial[b] = PN(_from_aff)(PN(_ba_pt)(bases, vals, pts, S[b]));
+}
+
 /* Host: XYZZ -> blst Jacobian without an inversion: with ZZ = z^2,
  * ZZZ = z^3, take Z' = ZZ ZZZ = z^5, X' = X ZZ ZZZ^2, Y' = Y ZZZ^4. */
 static void PN(_xyzz_to_host)(H_PT *r, const XYZZ *p)
@@ -193,6 +386,97 @@ static cuzk_err PN(_reduce_groups)(cuzk_gpu *g, XYZZ *buf, XYZZ *scratch, size_t
     return CUZK_OK;
 }
 
+/* The batch-affine accumulation of one window chunk (sorted entries keys2,
+ * vals2; bucket runs starts/ends): level by level, each bucket's points
+ * are added in pairs (a bucket of k points has ceil(k/2) after a level)
+ * with one inversion shared by the whole level (Montgomery's trick over a
+ * product tree), until every bucket has at most one point; these become
+ * partial[b] with off[b] = b, kcount[b] = 0 or 1 for the bucket
+ * reduction. *levels gets the number of levels. */
+static cuzk_err PN(_acc_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *keys2,
+                                const uint32_t *vals2, const uint32_t *starts, const uint32_t *ends,
+                                size_t nb, const ba_layout *L, char *mem, void *cub_tmp,
+                                size_t cub_bytes, XYZZ *partial, uint32_t *off, uint32_t *kcount,
+                                unsigned *levels)
+{
+    cudaStream_t st = g->stream;
+    AFF *X = (AFF *)(mem + L->x), *Y = (AFF *)(mem + L->y);
+    FD_T *pre = (FD_T *)(mem + L->pre);
+    uint32_t *bidx = (uint32_t *)(mem + L->bidx), *bidy = (uint32_t *)(mem + L->bidy);
+    uint32_t *S = (uint32_t *)(mem + L->sa), *Sn = (uint32_t *)(mem + L->sb);
+    uint32_t *kn = (uint32_t *)(mem + L->kn), *mx = (uint32_t *)(mem + L->mx);
+    unsigned nbl = (unsigned)((nb + 1 + 255) / 256);
+    uint32_t h[2];
+    cudaMemsetAsync(mx, 0, sizeof(uint32_t), st);
+    k_ba_count0<<<nbl, 256, 0, st>>>(starts, ends, nb, kn, mx);
+    cudaError_t e = cub::DeviceScan::ExclusiveSum(cub_tmp, cub_bytes, kn, S, nb + 1, st);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(h, mx, sizeof(uint32_t), cudaMemcpyDeviceToHost, st);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(h + 1, S + nb, sizeof(uint32_t), cudaMemcpyDeviceToHost, st);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(st);
+    if (e != cudaSuccess)
+        return gpu_fail(e, "MSM batch-affine counts");
+    uint32_t maxk = h[0];
+    size_t n = h[1];
+    const uint32_t *bid = keys2;
+    const AFF *pts = NULL;
+    unsigned lvl = 0;
+    while (maxk > 1) {
+        k_ba_halve<<<nbl, 256, 0, st>>>(S, nb, kn);
+        e = cub::DeviceScan::ExclusiveSum(cub_tmp, cub_bytes, kn, Sn, nb + 1, st);
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(h, Sn + nb, sizeof(uint32_t), cudaMemcpyDeviceToHost, st);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(st);
+        if (e != cudaSuccess)
+            return gpu_fail(e, "MSM batch-affine level");
+        size_t nn = h[0];
+        uint32_t *bidn = (lvl & 1) ? bidy : bidx;
+        AFF *out = (lvl & 1) ? Y : X;
+        k_ba_bid<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(bid, S, Sn, n, bidn);
+        size_t cnt[BA_MAXT + 1];
+        unsigned B = L->b, th = L->threads;
+        cnt[0] = (nn + B - 1) / B;
+        FD_T *tv0 = (FD_T *)(mem + L->tv[0]);
+        PN(_k_ba_fwd)<<<(unsigned)((cnt[0] + th - 1) / th), th, 0, st>>>(
+            bases, vals2, pts, bidn, Sn, S, nn, cnt[0], B, pre, tv0);
+        int top = 0;
+        while (cnt[top] > BA_TOP) {
+            if (top + 1 >= BA_MAXT)
+                return cuzk_fail(CUZK_EINVAL, "MSM batch-affine: %zu products exceed the tree",
+                                 cnt[0]);
+            cnt[top + 1] = (cnt[top] + BA_G - 1) / BA_G;
+            PN(_k_ba_up)<<<(unsigned)((cnt[top + 1] + 127) / 128), 128, 0, st>>>(
+                (FD_T *)(mem + L->tv[top]), cnt[top], cnt[top + 1], BA_G,
+                (FD_T *)(mem + L->tp[top]), (FD_T *)(mem + L->tv[top + 1]));
+            top++;
+        }
+        PN(_k_ba_inv)<<<(unsigned)((cnt[top] + 63) / 64), 64, 0, st>>>((FD_T *)(mem + L->tv[top]),
+                                                                       cnt[top]);
+        for (int l = top; l-- > 0;)
+            PN(_k_ba_down)<<<(unsigned)((cnt[l + 1] + 127) / 128), 128, 0, st>>>(
+                (FD_T *)(mem + L->tv[l]), (FD_T *)(mem + L->tp[l]), cnt[l], cnt[l + 1], BA_G,
+                (FD_T *)(mem + L->tv[l + 1]));
+        PN(_k_ba_bwd)<<<(unsigned)((cnt[0] + th - 1) / th), th, 0, st>>>(
+            bases, vals2, pts, bidn, Sn, S, nn, cnt[0], B, pre, tv0, out);
+        uint32_t *t = S;
+        S = Sn;
+        Sn = t;
+        pts = out;
+        bid = bidn;
+        n = nn;
+        maxk = (maxk + 1) / 2;
+        lvl++;
+    }
+    PN(_k_ba_final)<<<(unsigned)((nb + 127) / 128), 128, 0, st>>>(bases, vals2, pts, S, nb, partial,
+                                                                  off, kcount);
+    *levels = lvl;
+    GPU_TRY(cudaGetLastError(), "MSM batch-affine launch");
+    return CUZK_OK;
+}
+
 /* The MSM on device data: sum of the ones (indices in ones_idx) plus the
  * Pippenger sum over the m significant entries (indices sig_idx, canonical
  * scalars sig_k), into *out. */
@@ -202,7 +486,8 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
     cuzk_err rc = CUZK_OK;
     H_PT acc;
     memset(&acc, 0, sizeof acc);
-    void *scratch[8] = {0};
+    void *scratch[8] = {0}, *arena = NULL;
+    int arena_own = 0;
     /* Ones: chunked sums, then a tree. */
     if (n_ones) {
         size_t chunk = 64, nt = (n_ones + chunk - 1) / chunk;
@@ -227,47 +512,64 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
     }
     if (m) {
         msm_plan pl;
-        msm_choose(&pl, m, sizeof(XYZZ));
+        size_t free_b = 0, total_b = 0;
+        cudaMemGetInfo(&free_b, &total_b);
+        msm_choose(&pl, m, sizeof(XYZZ), sizeof(AFF), sizeof(FD_T),
+                   free_b + gpu_arena_idle_bytes(g), AFFINE_MIN);
         size_t nbw = (size_t)1 << (pl.c - 1);
         XYZZ *wins = (XYZZ *)calloc(pl.nw, sizeof(XYZZ));
         if (!wins) {
             rc = cuzk_fail(CUZK_ENOMEM, "MSM: out of host memory");
             goto done;
         }
+        /* Scratch for the largest chunk (wb windows), allocated once and
+         * reused by every chunk. */
+        size_t pmax = (size_t)pl.wb * m, nbmax = (size_t)pl.wb * nbw;
+        size_t L = nbw < 32 ? nbw : 32, nseg = nbw / L;
+        /* Entries per accumulation thread (XYZZ): 8..256, keeping >= 2^18
+         * threads (several waves on the device) when there is work. */
+        unsigned lK = 3;
+        while (lK < 8 && (pmax >> (lK + 1)) >= ((size_t)1 << 18))
+            lK++;
+        const uint32_t K = 1u << lK;
+        size_t max_items = pl.affine ? nbmax : nbmax + pmax / K + 1;
+        void *tmp = NULL;
+        size_t tmp_bytes = 0, scan_bytes = 0;
+        unsigned keybits = 1;
+        while (((size_t)pl.wb << (pl.c - 1)) >> keybits)
+            keybits++;
+        cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, (uint32_t *)0, (uint32_t *)0, (uint32_t *)0,
+                                        (uint32_t *)0, pmax, 0, (int)keybits, g->stream);
+        cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, (uint32_t *)0, (uint32_t *)0, nbmax + 1,
+                                      g->stream);
+        if (scan_bytes > tmp_bytes)
+            tmp_bytes = scan_bytes;
+        ba_layout BL;
+        ba_layout_make(&BL, pmax, nbmax, sizeof(AFF), sizeof(FD_T));
+        /* one block: digit pairs, sort scratch, bucket bounds, partial sums,
+         * segments, batch-affine levels */
+        size_t part[6] = {ba_align(4 * pmax * sizeof(uint32_t)),
+                          ba_align(tmp_bytes),
+                          ba_align((4 * nbmax + 1) * sizeof(uint32_t)),
+                          ba_align(max_items * (sizeof(XYZZ) + 2 * sizeof(uint32_t))),
+                          ba_align(2 * pl.wb * nseg * sizeof(XYZZ)),
+                          pl.affine ? BL.bytes : 0};
+        size_t total = 0;
+        for (int i = 0; i < 6; i++)
+            total += part[i];
+        if ((rc = gpu_arena_get(g, total, &arena, &arena_own))) {
+            free(wins);
+            goto done;
+        }
+        for (size_t i = 0, o = 0; i < 6; o += part[i], i++)
+            scratch[i + 1] = (char *)arena + o;
         for (unsigned w0 = 0; w0 < pl.nw && !rc; w0 += pl.wb) {
             unsigned nwc = pl.nw - w0 < pl.wb ? pl.nw - w0 : pl.wb;
             size_t pairs = (size_t)nwc * m, nb = (size_t)nwc * nbw;
             uint32_t *keys, *vals, *keys2, *vals2, *starts, *ends, *kcount, *off, *maxk;
             uint32_t *item_end, *item_bucket;
             XYZZ *partial, *segs, *res;
-            size_t L = nbw < 32 ? nbw : 32, nseg = nbw / L;
-            /* Entries per accumulation thread: 8..256, keeping >= 2^18
-             * threads (several waves on the device) when there is work. */
-            unsigned lK = 3;
-            while (lK < 8 && (pairs >> (lK + 1)) >= ((size_t)1 << 18))
-                lK++;
-            const uint32_t K = 1u << lK;
-            size_t max_items = nb + pairs / K + 1, nchunks = (pairs + K - 1) / K;
-            void *tmp = NULL;
-            size_t tmp_bytes = 0, scan_bytes = 0;
-            unsigned keybits = 1;
-            while (((size_t)nwc << (pl.c - 1)) >> keybits)
-                keybits++;
-            cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, (uint32_t *)0, (uint32_t *)0,
-                                            (uint32_t *)0, (uint32_t *)0, pairs, 0, (int)keybits,
-                                            g->stream);
-            cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, (uint32_t *)0, (uint32_t *)0, nb,
-                                          g->stream);
-            if (scan_bytes > tmp_bytes)
-                tmp_bytes = scan_bytes;
-            if ((rc = gpu_alloc(&scratch[1], 4 * pairs * sizeof(uint32_t), "MSM digit pairs")) ||
-                (rc = gpu_alloc(&scratch[2], tmp_bytes, "MSM sort scratch")) ||
-                (rc = gpu_alloc(&scratch[3], (4 * nb + 1) * sizeof(uint32_t),
-                                "MSM bucket bounds")) ||
-                (rc = gpu_alloc(&scratch[4], max_items * (sizeof(XYZZ) + 2 * sizeof(uint32_t)),
-                                "MSM bucket partial sums")) ||
-                (rc = gpu_alloc(&scratch[5], 2 * nwc * nseg * sizeof(XYZZ), "MSM segments")))
-                break;
+            size_t nchunks = (pairs + K - 1) / K;
             keys = (uint32_t *)scratch[1];
             vals = keys + pairs;
             keys2 = vals + pairs;
@@ -297,39 +599,52 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             cudaMemsetAsync(maxk, 0, sizeof(uint32_t), g->stream);
             k_msm_bounds<<<(unsigned)((pairs + 255) / 256), 256, 0, g->stream>>>(
                 keys2, pairs, (uint32_t)nb, starts, ends);
-            k_msm_item_counts<<<(unsigned)((nb + 255) / 256), 256, 0, g->stream>>>(starts, ends, nb,
-                                                                                   K, kcount, maxk);
-            e = cub::DeviceScan::ExclusiveSum(scratch[2], tmp_bytes, kcount, off, nb, g->stream);
-            /* Item count (off[nb-1] + kcount[nb-1]) and the largest per bucket
-             * (maxk, stored right after off). */
-            uint32_t hk[3];
-            if (e == cudaSuccess)
-                e = cudaMemcpyAsync(hk, off + nb - 1, 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                    g->stream);
-            if (e == cudaSuccess)
-                e = cudaMemcpyAsync(hk + 2, kcount + nb - 1, sizeof(uint32_t),
-                                    cudaMemcpyDeviceToHost, g->stream);
-            if (e == cudaSuccess)
-                e = cudaStreamSynchronize(g->stream);
-            if (e != cudaSuccess) {
-                rc = gpu_fail(e, "MSM work items");
-                break;
+            size_t nitems = 0;
+            uint32_t max_count = 0;
+            unsigned levels = 0;
+            if (pl.affine) {
+                prof_mark(&pf, g->stream, "bounds");
+                if ((rc = PN(_acc_affine)(g, bases, keys2, vals2, starts, ends, nb, &BL,
+                                          (char *)scratch[6], scratch[2], tmp_bytes, partial, off,
+                                          kcount, &levels)))
+                    break;
+                prof_mark(&pf, g->stream, "affine");
+            } else {
+                k_msm_item_counts<<<(unsigned)((nb + 255) / 256), 256, 0, g->stream>>>(
+                    starts, ends, nb, K, kcount, maxk);
+                e = cub::DeviceScan::ExclusiveSum(scratch[2], tmp_bytes, kcount, off, nb,
+                                                  g->stream);
+                /* Item count (off[nb-1] + kcount[nb-1]) and the largest per
+                 * bucket (maxk, stored right after off). */
+                uint32_t hk[3];
+                if (e == cudaSuccess)
+                    e = cudaMemcpyAsync(hk, off + nb - 1, 2 * sizeof(uint32_t),
+                                        cudaMemcpyDeviceToHost, g->stream);
+                if (e == cudaSuccess)
+                    e = cudaMemcpyAsync(hk + 2, kcount + nb - 1, sizeof(uint32_t),
+                                        cudaMemcpyDeviceToHost, g->stream);
+                if (e == cudaSuccess)
+                    e = cudaStreamSynchronize(g->stream);
+                if (e != cudaSuccess) {
+                    rc = gpu_fail(e, "MSM work items");
+                    break;
+                }
+                nitems = (size_t)hk[0] + hk[2];
+                max_count = hk[1];
+                k_msm_items<<<(unsigned)((nb + 127) / 128), 128, 0, g->stream>>>(
+                    starts, ends, off, kcount, nb, K, item_end, item_bucket);
+                prof_mark(&pf, g->stream, "bounds+items");
+                if (nitems)
+                    PN(_k_chunk_acc)<<<(unsigned)((nchunks + ACC_THREADS - 1) / ACC_THREADS),
+                                       ACC_THREADS, 0, g->stream>>>(bases, keys2, vals2, pairs,
+                                                                    (uint32_t)nb, K, starts, off,
+                                                                    item_end, nitems, partial);
+                prof_mark(&pf, g->stream, "acc");
+                for (uint32_t st = 1; st < max_count; st *= 2)
+                    PN(_k_item_combine)<<<(unsigned)((nitems + 127) / 128), 128, 0, g->stream>>>(
+                        partial, item_bucket, off, kcount, st, nitems);
+                prof_mark(&pf, g->stream, "combine");
             }
-            size_t nitems = (size_t)hk[0] + hk[2];
-            uint32_t max_count = hk[1];
-            k_msm_items<<<(unsigned)((nb + 127) / 128), 128, 0, g->stream>>>(
-                starts, ends, off, kcount, nb, K, item_end, item_bucket);
-            prof_mark(&pf, g->stream, "bounds+items");
-            if (nitems)
-                PN(_k_chunk_acc)<<<(unsigned)((nchunks + ACC_THREADS - 1) / ACC_THREADS),
-                                   ACC_THREADS, 0, g->stream>>>(bases, keys2, vals2, pairs,
-                                                                (uint32_t)nb, K, starts, off,
-                                                                item_end, nitems, partial);
-            prof_mark(&pf, g->stream, "acc");
-            for (uint32_t st = 1; st < max_count; st *= 2)
-                PN(_k_item_combine)<<<(unsigned)((nitems + 127) / 128), 128, 0, g->stream>>>(
-                    partial, item_bucket, off, kcount, st, nitems);
-            prof_mark(&pf, g->stream, "combine");
             PN(_k_bucket_reduce)<<<(unsigned)((nwc * nseg + 63) / 64), 64, 0, g->stream>>>(
                 partial, off, kcount, nwc, nbw, L, segs);
             prof_mark(&pf, g->stream, "reduce");
@@ -337,9 +652,11 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
                 break;
             prof_mark(&pf, g->stream, "tree");
             if (pf.on) {
-                char what[160];
-                snprintf(what, sizeof what, "m=%zu c=%u nw=%u chunk=%u+%u K=%u items=%zu maxk=%u",
-                         m, pl.c, pl.nw, w0, nwc, K, nitems, max_count);
+                char what[200];
+                snprintf(what, sizeof what,
+                         "m=%zu c=%u nw=%u chunk=%u+%u %s K=%u items=%zu maxk=%u levels=%u", m,
+                         pl.c, pl.nw, w0, nwc, pl.affine ? "affine" : "xyzz", K, nitems, max_count,
+                         levels);
                 prof_print(&pf, what);
             }
             e = cudaMemcpyAsync(wins + w0, res, nwc * sizeof(XYZZ), cudaMemcpyDeviceToHost,
@@ -348,10 +665,6 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
                 e = cudaStreamSynchronize(g->stream);
             if (e != cudaSuccess)
                 rc = gpu_fail(e, "MSM windows");
-            for (int i = 1; i < 6; i++) {
-                cudaFree(scratch[i]);
-                scratch[i] = NULL;
-            }
         }
         if (!rc) {
             /* Horner over the window sums, on the host (nw points). */
@@ -368,8 +681,12 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
         free(wins);
     }
 done:
-    for (int i = 0; i < 8; i++)
-        cudaFree(scratch[i]);
+    if (arena) {
+        /* the arena's next user (or its release) must find it idle */
+        cudaStreamSynchronize(g->stream);
+        gpu_arena_put(g, arena, arena_own);
+    }
+    cudaFree(scratch[0]);
     if (!rc)
         *out = acc;
     return rc;

@@ -2,13 +2,13 @@
  * sizes 2^1..2^22 (every plan shape of ntt.cu), H at several sizes, split
  * MSMs in G1 and G2 with and without density bitmaps and with scalars 0, 1,
  * r-1, small and random, bases reused from device memory and re-uploaded
- * when they change, whole Groth16 proofs with fixed r, s (bit-identical
- * bytes, and they verify), the same proofs from a packed witness with a, b,
- * c computed by the device's SpMV (an unsatisfied witness named by the row
- * the CPU names), the errors for bad arguments, and a device out of
- * memory (another allocation holds all but 64 MiB) reported as ENOMEM with
- * the handle still usable afterwards. Every result
- * must equal the CPU's exactly. Needs a GPU (ctest label "gpu"). */
+ * when they change, both bucket accumulations (batch-affine and XYZZ) on
+ * bases that repeat, cancel and lie at infinity, whole Groth16 proofs with fixed r, s
+ * (bit-identical bytes, and they verify), the same proofs from a packed witness with a, b, c
+ * computed by the device's SpMV (an unsatisfied witness named by the row the CPU names), the errors
+ * for bad arguments, and a device out of memory (another allocation holds all but 64 MiB) reported
+ * as ENOMEM with the handle still usable afterwards. Every result must equal the CPU's exactly.
+ * Needs a GPU (ctest label "gpu"). */
 #include "check.h"
 #include "cuzk/backend.h"
 #include "cuzk/curve.h"
@@ -202,6 +202,82 @@ static void test_msm_g2(size_t n, int with_density, int pattern)
     free(d);
     free(bases);
     free(k);
+}
+
+/* Bases from a few points, negated and at infinity, with scalars from a
+ * few values: buckets then hold equal points (tangent additions),
+ * opposite points (sums at infinity) and infinity itself at every level
+ * of the batch-affine accumulation as well as in the XYZZ one. */
+static void test_msm_exceptional(size_t n, int g2)
+{
+    cuzk_fr *k = malloc(n * sizeof *k);
+    static const uint64_t vals[] = {2, 3, 5, 7, 1u << 20};
+    for (size_t i = 0; i < n; i++) {
+        cuzk_fr_from_u64(&k[i], vals[(i / 3) % 5]);
+        if (i % 11 == 0)
+            cuzk_fr_neg(&k[i], &k[i]);
+    }
+    size_t es = g2 ? sizeof(blst_p2_affine) : sizeof(blst_p1_affine);
+    blst_p1_affine q1[3];
+    blst_p2_affine q2[3];
+    g1_points(q1, 3, 77);
+    g2_points(q2, 3, 77);
+    unsigned char *b = malloc(n * es);
+    for (size_t i = 0; i < n; i++) {
+        void *bi = b + i * es;
+        memcpy(bi, g2 ? (const void *)&q2[i % 3] : (const void *)&q1[i % 3], es);
+        if (i % 5 == 0 && g2)
+            blst_fp2_cneg(&((blst_p2_affine *)bi)->y, &((blst_p2_affine *)bi)->y, 1);
+        else if (i % 5 == 0)
+            blst_fp_cneg(&((blst_p1_affine *)bi)->y, &((blst_p1_affine *)bi)->y, 1);
+        if (i % 13 == 0)
+            memset(bi, 0, es);
+    }
+    int same;
+    if (g2) {
+        blst_p2 want, got;
+        CHECK_OK(cuzk_msm_g2(&want, (blst_p2_affine *)b, n, k, NULL, n, NULL));
+        CHECK_OK(cuzk_gpu_msm_g2(gpu, &got, (blst_p2_affine *)b, n, k, NULL, n, NULL));
+        same = blst_p2_is_equal(&want, &got);
+    } else {
+        blst_p1 want, got;
+        CHECK_OK(cuzk_msm_g1(&want, (blst_p1_affine *)b, n, k, NULL, n, NULL));
+        CHECK_OK(cuzk_gpu_msm_g1(gpu, &got, (blst_p1_affine *)b, n, k, NULL, n, NULL));
+        same = blst_p1_is_equal(&want, &got);
+    }
+    free(b);
+    CHECK(same);
+    if (!same)
+        fprintf(stderr, "  %s MSM of repeated points n=%zu (%s) differs\n", g2 ? "G2" : "G1", n,
+                getenv("CUZK_GPU_MSM_ACC"));
+    free(k);
+}
+
+/* Both accumulations (CUZK_GPU_MSM_ACC) on the cases above and on random
+ * MSMs; the batch-affine one also with windows in chunks (a 1 GiB scratch
+ * cap cuts a 2^22 MSM into chunks of one window). */
+static void test_msm_accumulations(void)
+{
+    const char *acc[] = {"affine", "xyzz"};
+    for (int a = 0; a < 2; a++) {
+        setenv("CUZK_GPU_MSM_ACC", acc[a], 1);
+        size_t ns[] = {2, 7, 1000, 65543, 300007};
+        for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
+            test_msm_exceptional(ns[i], 0);
+            test_msm_exceptional(ns[i] / 4 + 2, 1);
+            for (int pat = 0; pat < 5; pat += 2)
+                test_msm_g1(ns[i], pat & 1, pat);
+            test_msm_g2(ns[i] / 4 + 2, 1, 4);
+        }
+    }
+    setenv("CUZK_GPU_MSM_ACC", "affine", 1);
+    setenv("CUZK_GPU_MSM_SCRATCH_GIB", "1", 1);
+    test_msm_g1((size_t)1 << 22, 0, 4);
+    test_msm_g2((size_t)1 << 20, 0, 1);
+    unsetenv("CUZK_GPU_MSM_SCRATCH_GIB");
+    unsetenv("CUZK_GPU_MSM_ACC");
+    printf("msm: batch-affine and XYZZ accumulation compared (repeated, opposite and infinite "
+           "points; windows in chunks)\n");
 }
 
 /* A whole proof on both backends with fixed r, s: identical bytes. */
@@ -456,6 +532,7 @@ int main(void)
             for (int pat = 0; pat < 5; pat += 2)
                 test_msm_g2(n2[i], dn, pat);
     printf("msm g2 compared\n");
+    test_msm_accumulations();
     test_prove(cpu, cuda, 1000);
     test_prove(cpu, cuda, 40000);
     cuzk_backend_close(cpu);
