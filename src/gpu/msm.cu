@@ -16,7 +16,22 @@
  *    chosen for the size (msm_choose). For each window chunk: one (key,
  *    value) pair per entry and window, key = window and bucket, value =
  *    base index and sign; a CUB radix sort over the key bits only groups
- *    them by bucket; k_msm_bounds finds each bucket's run. The sorted
+ *    them by bucket; k_msm_bounds finds each bucket's run. Then one of two
+ *    accumulations gives each bucket its sum.
+ *    Batch-affine (from AFFINE_MIN entries, where it measured faster): in
+ *    levels, each bucket's points are added in pairs in affine form
+ *    (l = (yq - yp)/(xq - xp), 2M + 1S), so a bucket of k points has
+ *    ceil(k/2) after a level, until one is left. The inversions of a level
+ *    are shared (Montgomery's trick): a forward pass stores each thread's
+ *    running product of its B denominators, a tree of products (fan-in
+ *    G) over the threads' products ends in at most TOP elements inverted
+ *    one per thread, and a backward pass turns the inverse of each
+ *    product into each denominator's (2M) before adding. About 5M + 1S per
+ *    addition against 8M + 2S for XYZZ += affine, for two reads of each
+ *    pair and a write of the sum per level. Each pair decides its case:
+ *    equal points take the tangent (d = 2y), and a pair with a point at
+ *    infinity or summing to it gets d = 1, so a level never inverts zero.
+ *    XYZZ: the sorted
  *    entries are cut into chunks of K (8..256, by size), one per thread of
  *    the accumulation (k_chunk_acc): each thread adds exactly K signed
  *    points (XYZZ += affine; for G1 the next base is loaded during
@@ -25,7 +40,8 @@
  *    sizes (Poisson-distributed runs, a crowded bucket from skewed digits
  *    or the short top window). A work item is one bucket's part of one
  *    chunk; a per-bucket tree of XYZZ additions joins the items of a
- *    bucket; one thread per segment of 32
+ *    bucket.
+ *    Reduction: one thread per segment of 32
  *    buckets computes the segment's share of sum_j (j+1) B_j by running
  *    sums; a tree of additions reduces segments to one sum per window.
  *    The window sums (a few dozen points) are combined on the host by
