@@ -535,6 +535,11 @@ int main(void)
     test_msm_accumulations();
     test_prove(cpu, cuda, 1000);
     test_prove(cpu, cuda, 40000);
+    /* proofs this small take the XYZZ accumulation; the same with the
+     * batch-affine one forced */
+    setenv("CUZK_GPU_MSM_ACC", "affine", 1);
+    test_prove(cpu, cuda, 40000);
+    unsetenv("CUZK_GPU_MSM_ACC");
     cuzk_backend_close(cpu);
     cuzk_backend_close(cuda);
     cuzk_gpu_close(gpu);
