@@ -22,8 +22,8 @@ for p in $parts; do
     tests)
         for t in "$B"/test_gpu_*; do step "$(basename "$t")" "$t"; done
         ;;
-    msm) step msm "$B/cuzk-bench" gpu-msm --log-lo 16 --log-hi 27 --reps 3 ;;
-    g2) step g2 "$B/cuzk-bench" gpu-msm --g2 --log-lo 14 --log-hi 25 --reps 3 ;;
+    msm) step msm "$B/cuzk-bench" gpu-msm --log-lo 16 --log-hi 27 --reps 3 --cross-check ;;
+    g2) step g2 "$B/cuzk-bench" gpu-msm --g2 --log-lo 14 --log-hi 25 --reps 3 --cross-check ;;
     ntt) for k in 20 22 24 26 27; do step ntt "$B/cuzk-bench" gpu-ntt --log $k --reps 5; done ;;
     h) for k in 24 27; do step h "$B/cuzk-bench" gpu-h --log $k --reps 3; done ;;
     partition)

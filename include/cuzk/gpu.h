@@ -186,11 +186,14 @@ cuzk_err cuzk_gpu_fixed_mul_g2(cuzk_gpu *g, blst_p2_affine *out, const blst_p2 *
  * timed with CUDA events, median of `reps`.
  * ntt: ms[4] = forward, inverse, coset forward, coset inverse at 2^log_n.
  * msm: for each log size in [log_lo, log_hi], the dense MSM of 2^log random
- * points (made on the device) and scalars, ms[log - log_lo]; the result at
- * 2^log_lo is also computed by the CPU MSM and must match (EINTERNAL if not). */
+ * points (made on the device) and scalars, ms[log - log_lo]; the MSM of the
+ * first 2^min(log_lo, 20) points is also computed by the CPU MSM and must
+ * match, and with `cross` each size's result must equal the same MSM with
+ * the batch-affine and with the XYZZ accumulation forced (EINTERNAL if
+ * not). */
 cuzk_err cuzk_gpu_bench_ntt(cuzk_gpu *g, unsigned log_n, int reps, double ms[4]);
 cuzk_err cuzk_gpu_bench_msm(cuzk_gpu *g, int g2, unsigned log_lo, unsigned log_hi, int reps,
-                            double *ms);
+                            int cross, double *ms);
 
 #ifdef __cplusplus
 }

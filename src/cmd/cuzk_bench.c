@@ -5,7 +5,7 @@
  *   cuzk-bench prove --params P --pce C --witness W [--reps R] [--backend B]
  *                                                    (B: cpu, cuda, cuda:N, auto)
  *   cuzk-bench gpu-ntt --log K [--reps R]            the same four NTTs on the GPU
- *   cuzk-bench gpu-msm --log-lo A --log-hi B [--g2] [--reps R]
+ *   cuzk-bench gpu-msm --log-lo A --log-hi B [--g2] [--reps R] [--cross-check]
  *                                                    dense GPU MSMs of 2^A..2^B points
  *   cuzk-bench gpu-h   --log K [--reps R]            H on the GPU from host vectors
  *   cuzk-bench partition --log K [...]               a synthetic partition end to end
@@ -23,8 +23,9 @@
  *
  * GPU benchmarks run on GPU 0 or --device N, keep their inputs on the device
  * and report device time
- * (CUDA events, median of the repetitions); gpu-msm also checks its
- * smallest size against the CPU MSM. gpu-h reports copies and kernels
+ * (CUDA events, median of the repetitions); gpu-msm also checks the MSM of
+ * its first 2^min(A, 20) points against the CPU MSM, and with --cross-check
+ * every size against both bucket accumulations forced. gpu-h reports copies and kernels
  * apart, as the prover sees them (host vectors in, h out).
  * Each prints one key=value line per measurement with the median over the
  * repetitions, the thread count and the peak RSS, for bench/RESULTS.md.
@@ -362,11 +363,16 @@ static int bench_gpu(int argc, char **argv, int mode)
         double ms[32];
         if (hi < lo || hi - lo >= 32)
             return die("gpu-msm", cuzk_fail(CUZK_EINVAL, "bad --log-lo/--log-hi"));
-        if ((e = cuzk_gpu_bench_msm(g, g2, lo, hi, reps, ms)))
+        int cross = flag(argc, argv, "--cross-check");
+        if ((e = cuzk_gpu_bench_msm(g, g2, lo, hi, reps, cross, ms)))
             return die("gpu-msm", e);
-        for (unsigned l = lo; l <= hi; l++)
-            printf("gpu-msm group=%s log_n=%u reps=%d device_ms=%.2f%s\n", g2 ? "g2" : "g1", l,
-                   reps, ms[l - lo], l == lo ? " checked_vs_cpu=yes" : "");
+        for (unsigned l = lo; l <= hi; l++) {
+            printf("gpu-msm group=%s log_n=%u reps=%d device_ms=%.2f", g2 ? "g2" : "g1", l, reps,
+                   ms[l - lo]);
+            if (l == lo)
+                printf(" checked_vs_cpu=yes cpu_check_log=%u", lo < 20 ? lo : 20);
+            printf("%s\n", cross ? " cross_checked=yes" : "");
+        }
     } else {
         unsigned log_n = (unsigned)atoi(arg(argc, argv, "--log", "20"));
         double ms[4];
@@ -426,7 +432,7 @@ static const struct {
     {"gpu-ntt", "the four NTTs on a GPU (device time)", "gpu-ntt --log K [--reps R] [--device N]",
      0},
     {"gpu-msm", "dense GPU MSMs of 2^A..2^B points (device time)",
-     "gpu-msm --log-lo A --log-hi B [--g2] [--reps R] [--device N]", 0},
+     "gpu-msm --log-lo A --log-hi B [--g2] [--reps R] [--cross-check] [--device N]", 0},
     {"gpu-h", "H on a GPU from host vectors (copies and kernels)",
      "gpu-h --log K [--reps R] [--device N]", 0},
     {"wait-ready", "wait until the daemon reports SERVING", "wait-ready [--timeout S] [--addr A]",

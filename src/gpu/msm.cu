@@ -764,8 +764,36 @@ static cuzk_err host_points(int g2, void *out, size_t n, uint64_t seed)
     return rc;
 }
 
+/* The bench MSM of the first m generated points once more with the
+ * accumulation forced to `acc`; EINTERNAL unless it equals *want. */
+static cuzk_err bench_cross(cuzk_gpu *g, int g2, const void *dbases, const fr_t *dk, size_t m,
+                            const char *acc, const blst_p2 *want)
+{
+    const char *prev = getenv("CUZK_GPU_MSM_ACC");
+    char keep[16] = "";
+    if (prev)
+        snprintf(keep, sizeof keep, "%s", prev);
+    setenv("CUZK_GPU_MSM_ACC", acc, 1);
+    blst_p2 got;
+    cuzk_err rc = msm_core(g, g2, &got, dbases, dk, NULL, m, NULL);
+    if (prev)
+        setenv("CUZK_GPU_MSM_ACC", keep, 1);
+    else
+        unsetenv("CUZK_GPU_MSM_ACC");
+    if (rc)
+        return rc;
+    int same = g2 ? blst_p2_is_equal(&got, want)
+                  : blst_p1_is_equal((const blst_p1 *)&got, (const blst_p1 *)want);
+    if (!same)
+        return cuzk_fail(CUZK_EINTERNAL,
+                         "GPU MSM bench: %s result of 2^%u points with the %s "
+                         "accumulation differs",
+                         g2 ? "G2" : "G1", (unsigned)__builtin_ctzll(m), acc);
+    return CUZK_OK;
+}
+
 extern "C" cuzk_err cuzk_gpu_bench_msm(cuzk_gpu *g, int g2, unsigned log_lo, unsigned log_hi,
-                                       int reps, double *ms)
+                                       int reps, int cross, double *ms)
 {
     if (log_lo < 10 || log_hi < log_lo || log_hi > 30 || reps < 1 || reps > 64)
         return cuzk_fail(CUZK_EINVAL, "GPU MSM bench: sizes 2^%u..2^%u, reps %d", log_lo, log_hi,
@@ -773,7 +801,9 @@ extern "C" cuzk_err cuzk_gpu_bench_msm(cuzk_gpu *g, int g2, unsigned log_lo, uns
     GPU_TRY(cudaSetDevice(g->ordinal), "select device");
     size_t elem = g2 ? sizeof(g2_aff_t) : sizeof(g1_aff_t), n = (size_t)1 << log_hi;
     const unsigned logA = 10;
-    size_t nA = (size_t)1 << logA, nB = n >> logA, nlo = (size_t)1 << log_lo;
+    /* the CPU checks the MSM of the first 2^min(log_lo, 20) points */
+    unsigned log_ck = log_lo < 20 ? log_lo : 20;
+    size_t nA = (size_t)1 << logA, nB = n >> logA, nlo = (size_t)1 << log_ck;
     unsigned char *hA = (unsigned char *)malloc((nA + nB) * elem);
     unsigned char *hb = (unsigned char *)malloc(nlo * elem);
     cuzk_fr *hk = (cuzk_fr *)malloc(nlo * sizeof(cuzk_fr));
@@ -821,7 +851,14 @@ extern "C" cuzk_err cuzk_gpu_bench_msm(cuzk_gpu *g, int g2, unsigned log_lo, uns
             break;
         qsort(t, (size_t)reps, sizeof(double), cmp_double);
         ms[lg - log_lo] = t[reps / 2];
+        if (cross) /* both accumulations must give the timed result */
+            if ((rc = bench_cross(g, g2, dbases, (const fr_t *)dk, m, "affine", &out)) ||
+                (rc = bench_cross(g, g2, dbases, (const fr_t *)dk, m, "xyzz", &out)))
+                break;
         if (lg == log_lo) { /* check against the CPU MSM */
+            if (log_ck < lg &&
+                (rc = msm_core(g, g2, &out, dbases, (const fr_t *)dk, NULL, nlo, NULL)))
+                break;
             cudaMemcpy(hb, dbases, nlo * elem, cudaMemcpyDeviceToHost);
             cudaMemcpy(hk, dk, nlo * sizeof(fr_t), cudaMemcpyDeviceToHost);
             int same;
@@ -839,7 +876,7 @@ extern "C" cuzk_err cuzk_gpu_bench_msm(cuzk_gpu *g, int g2, unsigned log_lo, uns
             if (!same)
                 rc = cuzk_fail(CUZK_EINTERNAL,
                                "GPU MSM bench: %s result at 2^%u differs from the CPU",
-                               g2 ? "G2" : "G1", lg);
+                               g2 ? "G2" : "G1", log_ck);
         }
     }
 done:
