@@ -82,6 +82,11 @@ typedef struct {
  * is zeroed (nothing to free). */
 cuzk_err cuzk_post_sector_proof_decode(const uint8_t *data, size_t size, const char *name,
                                        cuzk_post_sector_proof *out);
+/* Decode n of them on the CPU pool, each named "<prefix>[i]"; out[0..n)
+ * must be zeroed. On failure the error is the lowest failing index's (as a
+ * one-by-one loop would report it) and every out[i] is freed and zeroed. */
+cuzk_err cuzk_post_sector_proofs_decode(const uint8_t *const *data, const size_t *sizes, size_t n,
+                                        const char *prefix, cuzk_post_sector_proof *out);
 /* Encode (the exact bytes rust-fil-proofs' bincode writes); *out malloc'd. */
 cuzk_err cuzk_post_sector_proof_encode(const cuzk_post_sector_proof *p, uint8_t **out,
                                        size_t *size);

@@ -99,8 +99,9 @@ static cuzk_err prove_once(const cuzk_fc_proof *fp, const uint8_t r[32], const v
     if (!v)
         return cuzk_fail(CUZK_ENOMEM, "out of memory");
     cuzk_err e = CUZK_OK;
-    for (size_t i = 0; i < vs->n && !e; i++)
-        e = cuzk_post_sector_proof_decode(vs->bytes[i], vs->sizes[i], "vanilla_proofs", &v[i]);
+    if (vs->n)
+        e = cuzk_post_sector_proofs_decode((const uint8_t *const *)vs->bytes, vs->sizes, vs->n,
+                                           "vanilla_proofs", v); /* as the daemon */
     t->decode = (t1 = cuzk_now()) - t0;
     if (!e)
         e = cuzk_post_partition_build_unhashed(fp, r, 0, v, vs->n, &part); /* as the daemon */

@@ -763,12 +763,9 @@ static cuzk_err decode_post(job *jb)
 {
     if (!(jb->vanilla = calloc(jb->n_wit, sizeof *jb->vanilla)))
         return cuzk_fail(CUZK_ENOMEM, "out of memory");
-    for (size_t i = 0; i < jb->n_wit; i++) {
-        char name[40];
-        snprintf(name, sizeof name, "vanilla_proofs[%zu]", i);
-        CUZK_TRY(cuzk_post_sector_proof_decode(jb->wit[i], jb->wit_size[i], name, &jb->vanilla[i]));
-        jb->n_vanilla++;
-    }
+    CUZK_TRY(cuzk_post_sector_proofs_decode((const uint8_t *const *)jb->wit, jb->wit_size,
+                                            jb->n_wit, "vanilla_proofs", jb->vanilla));
+    jb->n_vanilla = jb->n_wit;
     /* The paths are hashed by the witness (it computes every hash anyway)
      * instead of here: a path that misses its root fails the job there,
      * named the same way. */

@@ -8,6 +8,7 @@
  * mirrors the reader field by field. */
 #define _GNU_SOURCE
 #include "cuzk/vanilla.h"
+#include "cuzk/threads.h"
 #include "cuzk/util.h"
 
 #include <stdarg.h>
@@ -47,6 +48,40 @@ static size_t enter(reader *r, const char *fmt, ...)
 static void leave(reader *r, size_t at)
 {
     r->where[at] = 0;
+}
+
+/* enter(r, ".%s", name) and enter(r, "%s[%zu]", prefix, i) without the
+ * printf machinery: they run for every level of every path (hundreds of
+ * thousands per WindowPoSt request). */
+static size_t enter_s(reader *r, const char *name)
+{
+    size_t at = strlen(r->where), n = strlen(name);
+    if (at + n + 1 < sizeof r->where) {
+        r->where[at] = '.';
+        memcpy(r->where + at + 1, name, n + 1);
+    }
+    return at;
+}
+
+static size_t enter_i(reader *r, const char *prefix, size_t i)
+{
+    size_t at = strlen(r->where), n = strlen(prefix);
+    char d[24];
+    int k = 0;
+    do
+        d[k++] = (char)('0' + i % 10);
+    while ((i /= 10) && k < 20);
+    if (at + n + (size_t)k + 3 < sizeof r->where) {
+        char *o = r->where + at;
+        memcpy(o, prefix, n);
+        o += n;
+        *o++ = '[';
+        while (k)
+            *o++ = d[--k];
+        *o++ = ']';
+        *o = 0;
+    }
+    return at;
 }
 
 static cuzk_err read_bytes(reader *r, size_t n, const uint8_t **out)
@@ -93,16 +128,30 @@ static cuzk_err read_len(reader *r, size_t min_bytes, size_t limit, size_t *n)
     return CUZK_OK;
 }
 
-static cuzk_err read_fr(reader *r, const char *field, cuzk_fr *out)
+/* A field element, field[idx] when idx >= 0; the path names the field only
+ * when something is wrong (naming each of the ~1.8 M elements of a 32 GiB
+ * WindowPoSt request was most of its decoding time). */
+static cuzk_err read_fr_at(reader *r, const char *field, long idx, cuzk_fr *out)
 {
     size_t at = r->off;
+    if (r->size - r->off >= 32 && cuzk_fr_from_bytes_le(out, r->data + r->off) == CUZK_OK) {
+        r->off += 32;
+        return CUZK_OK;
+    }
     const uint8_t *p = NULL;
-    size_t w = enter(r, ".%s", field);
+    size_t w = enter_s(r, field);
+    if (idx >= 0)
+        enter_i(r, "", (size_t)idx);
     cuzk_err e = read_bytes(r, 32, &p);
-    if (!e && cuzk_fr_from_bytes_le(out, p) != CUZK_OK)
+    if (!e)
         e = rfail(r, "not a canonical field element (byte %zu)", at);
     leave(r, w);
     return e;
+}
+
+static cuzk_err read_fr(reader *r, const char *field, cuzk_fr *out)
+{
+    return read_fr_at(r, field, -1, out);
 }
 
 /* Siblings are collected in a growing array while the levels are read. */
@@ -127,23 +176,21 @@ static cuzk_err fr_vec_push(fr_vec *s, const cuzk_fr *x)
 /* InclusionPath: its levels appended to p (arity, index, siblings). */
 static cuzk_err read_path(reader *r, const char *field, cuzk_vanilla_merkle *p, fr_vec *sib)
 {
-    size_t w = enter(r, ".%s", field);
+    size_t w = enter_s(r, field);
     size_t n;
     /* A level is at least its hashes length and index (16 bytes). */
     cuzk_err e = read_len(r, 16, CUZK_VANILLA_MAX_LEVELS - p->n_levels, &n);
     for (size_t l = 0; l < n && !e; l++) {
-        size_t w2 = enter(r, ".path[%zu]", l);
+        size_t w2 = enter_i(r, ".path", l);
         size_t k;
-        size_t w3 = enter(r, ".hashes");
+        size_t w3 = enter_s(r, "hashes");
         e = read_len(r, 32, 15, &k); /* arity 16 at most */
         if (!e && k == 0)
             e = rfail(r, "no siblings (a level has at least one)");
         leave(r, w3);
         for (size_t i = 0; i < k && !e; i++) {
             cuzk_fr x;
-            char name[32];
-            snprintf(name, sizeof name, "hashes[%zu]", i);
-            e = read_fr(r, name, &x);
+            e = read_fr_at(r, "hashes", (long)i, &x);
             if (!e)
                 e = fr_vec_push(sib, &x);
         }
@@ -232,7 +279,7 @@ static cuzk_err read_sector(reader *r, cuzk_vanilla_sector *s)
     if (!(s->inclusion_proofs = calloc(n ? n : 1, sizeof *s->inclusion_proofs)))
         return cuzk_fail(CUZK_ENOMEM, "out of memory");
     for (size_t i = 0; i < n && !e; i++) {
-        size_t w2 = enter(r, ".inclusion_proofs[%zu]", i);
+        size_t w2 = enter_i(r, ".inclusion_proofs", i);
         e = read_merkle(r, &s->inclusion_proofs[i]);
         if (!e)
             s->n_inclusion_proofs++;
@@ -281,6 +328,42 @@ cuzk_err cuzk_post_sector_proof_decode(const uint8_t *data, size_t size, const c
     if (e)
         cuzk_post_sector_proof_free(out);
     return e;
+}
+
+typedef struct {
+    const uint8_t *const *data;
+    const size_t *sizes;
+    const char *prefix;
+    cuzk_post_sector_proof *out;
+} post_batch;
+
+static cuzk_err post_batch_one(post_batch *b, uint64_t i)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s[%llu]", b->prefix, (unsigned long long)i);
+    return cuzk_post_sector_proof_decode(b->data[i], b->sizes[i], name, &b->out[i]);
+}
+
+static int post_batch_bad(void *ctx, uint64_t i)
+{
+    return post_batch_one(ctx, i) != CUZK_OK;
+}
+
+cuzk_err cuzk_post_sector_proofs_decode(const uint8_t *const *data, const size_t *sizes, size_t n,
+                                        const char *prefix, cuzk_post_sector_proof *out)
+{
+    post_batch b = {data, sizes, prefix ? prefix : "vanilla_proofs", out};
+    uint64_t bad = cuzk_parallel_first(n, 16, post_batch_bad, &b);
+    if (bad == UINT64_MAX)
+        return CUZK_OK;
+    for (size_t i = 0; i < n; i++)
+        cuzk_post_sector_proof_free(&out[i]);
+    /* the failing item again on this thread, for its message */
+    cuzk_err e = post_batch_one(&b, bad);
+    cuzk_post_sector_proof_free(&out[bad]);
+    return e ? e
+             : cuzk_fail(CUZK_EINTERNAL, "%s[%llu]: failed once, then decoded", b.prefix,
+                         (unsigned long long)bad);
 }
 
 void cuzk_snap_partition_proof_free(cuzk_snap_partition_proof *p)

@@ -4,8 +4,10 @@
  * with the encoder under test: decode, the fields read back, re-encode to
  * the same bytes; and every malformed class: each truncation, a bad
  * variant, lengths claiming gigabytes, a non-canonical element, an index
- * beyond its level, trailing bytes. */
+ * beyond its level, trailing bytes; and many proofs decoded at once on the
+ * CPU pool, failing as the one-by-one loop fails. */
 #include "check.h"
+#include "cuzk/threads.h"
 #include "cuzk/vanilla.h"
 
 #include <stdlib.h>
@@ -181,9 +183,59 @@ static void test_malformed(void)
     expect_bad(&t, "sub_proof has 2 levels (1 expected)");
 }
 
+/* Many proofs at once on the pool: each equals its one-by-one decoding;
+ * with items 7 and 23 broken (a non-canonical element, a truncation) the
+ * error is item 7's, with the message the one-by-one decoding gives, at 1
+ * and 2 threads, and nothing is left to free. */
+static void test_batch(void)
+{
+    enum { N = 40 };
+    static buf w[N];
+    const uint8_t *data[N];
+    size_t sizes[N];
+    for (int i = 0; i < N; i++) {
+        build(&w[i]);
+        w[i].b[0] = (uint8_t)i; /* sector id 77 -> i */
+        data[i] = w[i].b;
+        sizes[i] = w[i].n;
+    }
+    cuzk_post_sector_proof out[N], one;
+    memset(out, 0, sizeof out);
+    CHECK_OK(cuzk_post_sector_proofs_decode(data, sizes, N, "vanilla_proofs", out));
+    for (int i = 0; i < N; i++) {
+        CHECK(out[i].sector_id == (uint64_t)i && out[i].n_sectors == 1 &&
+              out[i].sectors[0].n_inclusion_proofs == 2);
+        uint8_t *enc;
+        size_t n;
+        CHECK_OK(cuzk_post_sector_proof_encode(&out[i], &enc, &n));
+        CHECK(n == w[i].n && !memcmp(enc, w[i].b, n));
+        free(enc);
+        cuzk_post_sector_proof_free(&out[i]);
+    }
+    memset(w[7].b + 8, 0xff, 32); /* comm_r >= r */
+    sizes[23] -= 5;
+    char want[512];
+    CHECK_ERR(cuzk_post_sector_proof_decode(data[7], sizes[7], "vanilla_proofs[7]", &one),
+              CUZK_EFORMAT, "vanilla_proofs[7]");
+    snprintf(want, sizeof want, "%s", cuzk_errmsg());
+    unsigned threads = cuzk_threads_count();
+    for (unsigned t = 1; t <= 2; t++) {
+        cuzk_threads_set(t);
+        memset(out, 0, sizeof out);
+        CHECK_ERR(cuzk_post_sector_proofs_decode(data, sizes, N, "vanilla_proofs", out),
+                  CUZK_EFORMAT, want);
+        int clean = 1;
+        for (int i = 0; i < N; i++)
+            clean &= out[i].sectors == NULL && out[i].n_sectors == 0;
+        CHECK(clean);
+    }
+    cuzk_threads_set(threads);
+}
+
 int main(void)
 {
     test_roundtrip();
     test_malformed();
+    test_batch();
     return check_done("test_filecoin_vanilla");
 }
