@@ -1010,8 +1010,11 @@ static cuzk_err synthesize(cuzk_jobs *j, part *p, int builds_witness)
         }
         return keep_public_inputs(p, pce, w);
     }
+    /* The hook runs whether a, b, c come new or from the pool (a pooled
+     * buffer is handed over at admission, depending on timing), so an
+     * injected failure does not depend on which. */
+    CUZK_TRY(engine_hook(j, CUZK_HOOK_ALLOC, jb, p->index, -1));
     if (!p->abc) {
-        CUZK_TRY(engine_hook(j, CUZK_HOOK_ALLOC, jb, p->index, -1));
         void *abc = NULL;
         int pinned = 0;
         size_t bytes = 3 * m * sizeof(cuzk_fr);
