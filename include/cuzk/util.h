@@ -59,6 +59,24 @@ cuzk_err cuzk_make_dirs(const char *dir);
  * are). */
 cuzk_err cuzk_tmp_clean_stale(const char *dir, size_t *removed);
 
+/* "[i]" in decimal, NUL-terminated, for the element paths decoders put in
+ * their messages (without printf: they name millions of elements); returns
+ * its length. */
+static inline size_t cuzk_index_suffix(char out[24], uint64_t i)
+{
+    char d[20];
+    size_t k = 0, o = 0;
+    do
+        d[k++] = (char)('0' + i % 10);
+    while ((i /= 10) != 0);
+    out[o++] = '[';
+    while (k)
+        out[o++] = d[--k];
+    out[o++] = ']';
+    out[o] = 0;
+    return o;
+}
+
 /* Little-endian integers in byte buffers (file headers). */
 /* Value of a hexadecimal digit, -1 for any other character. */
 static inline int cuzk_hex_digit(char c)

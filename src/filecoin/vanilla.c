@@ -50,38 +50,29 @@ static void leave(reader *r, size_t at)
     r->where[at] = 0;
 }
 
-/* enter(r, ".%s", name) and enter(r, "%s[%zu]", prefix, i) without the
- * printf machinery: they run for every level of every path (hundreds of
- * thousands per WindowPoSt request). */
-static size_t enter_s(reader *r, const char *name)
+/* enter(r, "%s%s", a, b) without the printf machinery: paths are entered
+ * for every level of every path (hundreds of thousands per WindowPoSt
+ * request). Text that does not fit is left out. */
+static size_t enter_text(reader *r, const char *a, const char *b)
 {
-    size_t at = strlen(r->where), n = strlen(name);
-    if (at + n + 1 < sizeof r->where) {
-        r->where[at] = '.';
-        memcpy(r->where + at + 1, name, n + 1);
+    size_t at = strlen(r->where), na = strlen(a), nb = strlen(b);
+    if (at + na + nb < sizeof r->where) {
+        memcpy(r->where + at, a, na);
+        memcpy(r->where + at + na, b, nb + 1);
     }
     return at;
 }
 
+static size_t enter_s(reader *r, const char *name)
+{
+    return enter_text(r, ".", name);
+}
+
 static size_t enter_i(reader *r, const char *prefix, size_t i)
 {
-    size_t at = strlen(r->where), n = strlen(prefix);
-    char d[24];
-    int k = 0;
-    do
-        d[k++] = (char)('0' + i % 10);
-    while ((i /= 10) && k < 20);
-    if (at + n + (size_t)k + 3 < sizeof r->where) {
-        char *o = r->where + at;
-        memcpy(o, prefix, n);
-        o += n;
-        *o++ = '[';
-        while (k)
-            *o++ = d[--k];
-        *o++ = ']';
-        *o = 0;
-    }
-    return at;
+    char b[24];
+    cuzk_index_suffix(b, i);
+    return enter_text(r, prefix, b);
 }
 
 static cuzk_err read_bytes(reader *r, size_t n, const uint8_t **out)

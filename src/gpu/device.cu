@@ -93,36 +93,39 @@ size_t gpu_arena_idle_bytes(const cuzk_gpu *g)
     return b;
 }
 
+/* A block of the caller's own, given back by gpu_arena_put with own = 1. */
+static cuzk_err arena_private(size_t bytes, void **p, int *own)
+{
+    cuzk_err rc = gpu_alloc(p, bytes, "MSM scratch");
+    *own = !rc;
+    return rc;
+}
+
 cuzk_err gpu_arena_get(cuzk_gpu *g, size_t bytes, void **p, int *own)
 {
     *p = NULL;
     *own = 0;
     int d = g->ordinal;
     if (d < 0 || d >= GPU_MAX_ARENAS)
-        return gpu_alloc(p, bytes, "MSM scratch") ? CUZK_ENOMEM : (*own = 1, CUZK_OK);
+        return arena_private(bytes, p, own);
     pthread_mutex_lock(&g_arena_mu);
-    if (g_arena[d].busy) { /* another handle's MSM on this device: a private block */
+    if (g_arena[d].busy) { /* another handle's MSM on this device */
         pthread_mutex_unlock(&g_arena_mu);
-        cuzk_err rc = gpu_alloc(p, bytes, "MSM scratch");
-        *own = !rc;
-        return rc;
+        return arena_private(bytes, p, own);
     }
-    g_arena[d].busy = 1;
     if (g_arena[d].bytes < bytes) {
         cudaFree(g_arena[d].p);
         g_arena[d].p = NULL;
         g_arena[d].bytes = 0;
-        void *q = NULL;
-        cudaError_t e = cudaMalloc(&q, bytes);
-        if (e != cudaSuccess) {
+        if (cudaMalloc(&g_arena[d].p, bytes) != cudaSuccess) {
             cudaGetLastError();
-            g_arena[d].busy = 0;
+            g_arena[d].p = NULL;
             pthread_mutex_unlock(&g_arena_mu);
-            return gpu_alloc(p, bytes, "MSM scratch") ? CUZK_ENOMEM : (*own = 1, CUZK_OK);
+            return arena_private(bytes, p, own); /* names the shortfall */
         }
-        g_arena[d].p = q;
         g_arena[d].bytes = bytes;
     }
+    g_arena[d].busy = 1;
     *p = g_arena[d].p;
     pthread_mutex_unlock(&g_arena_mu);
     return CUZK_OK;

@@ -6,6 +6,7 @@
 #include "cuzk/poseidon.h"
 #include "cuzk/sha256.h"
 #include "cuzk/threads.h"
+#include "cuzk/util.h"
 
 #include <jansson.h>
 #include <stdatomic.h>
@@ -526,19 +527,9 @@ static jpath at_key(const jpath *p, const char *key)
 
 static jpath at_index(const jpath *p, size_t i)
 {
-    /* "[i]" without the printf machinery: this runs for every element of
-     * every path of a 32 GiB C1 output (millions). */
     jpath q = *p;
-    char b[24], d[21];
-    int k = 0, o = 0;
-    do
-        d[k++] = (char)('0' + i % 10);
-    while ((i /= 10) && k < 20);
-    b[o++] = '[';
-    while (k)
-        b[o++] = d[--k];
-    b[o++] = ']';
-    b[o] = 0;
+    char b[24];
+    cuzk_index_suffix(b, i);
     append(&q, b);
     return q;
 }
