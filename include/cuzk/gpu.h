@@ -190,10 +190,12 @@ cuzk_err cuzk_gpu_fixed_mul_g2(cuzk_gpu *g, blst_p2_affine *out, const blst_p2 *
  * first 2^min(log_lo, 20) points is also computed by the CPU MSM and must
  * match, and with `cross` each size's result must equal the same MSM with
  * the batch-affine and with the XYZZ accumulation forced (EINTERNAL if
- * not). */
+ * not). ones_pct (0..100): that share of the scalars (chosen by a hash of
+ * the index) is 1, as in witnesses of mostly bits, so the 0/1 split's sum
+ * of the ones is measured too. */
 cuzk_err cuzk_gpu_bench_ntt(cuzk_gpu *g, unsigned log_n, int reps, double ms[4]);
 cuzk_err cuzk_gpu_bench_msm(cuzk_gpu *g, int g2, unsigned log_lo, unsigned log_hi, int reps,
-                            int cross, double *ms);
+                            int cross, unsigned ones_pct, double *ms);
 
 #ifdef __cplusplus
 }

@@ -5,8 +5,9 @@
  *   cuzk-bench prove --params P --pce C --witness W [--reps R] [--backend B]
  *                                                    (B: cpu, cuda, cuda:N, auto)
  *   cuzk-bench gpu-ntt --log K [--reps R]            the same four NTTs on the GPU
- *   cuzk-bench gpu-msm --log-lo A --log-hi B [--g2] [--reps R] [--cross-check]
+ *   cuzk-bench gpu-msm --log-lo A --log-hi B [--g2] [--reps R] [--cross-check] [--ones P]
  *                                                    dense GPU MSMs of 2^A..2^B points
+ *                                                    (P % of the scalars 1)
  *   cuzk-bench gpu-h   --log K [--reps R]            H on the GPU from host vectors
  *   cuzk-bench partition --log K [...]               a synthetic partition end to end
  *                                                    in memory (bench_partition.c)
@@ -364,11 +365,14 @@ static int bench_gpu(int argc, char **argv, int mode)
         if (hi < lo || hi - lo >= 32)
             return die("gpu-msm", cuzk_fail(CUZK_EINVAL, "bad --log-lo/--log-hi"));
         int cross = flag(argc, argv, "--cross-check");
-        if ((e = cuzk_gpu_bench_msm(g, g2, lo, hi, reps, cross, ms)))
+        int ones = atoi(arg(argc, argv, "--ones", "0"));
+        if (ones < 0 || ones > 100)
+            return die("gpu-msm", cuzk_fail(CUZK_EINVAL, "--ones takes a percentage, 0..100"));
+        if ((e = cuzk_gpu_bench_msm(g, g2, lo, hi, reps, cross, (unsigned)ones, ms)))
             return die("gpu-msm", e);
         for (unsigned l = lo; l <= hi; l++) {
-            printf("gpu-msm group=%s log_n=%u reps=%d device_ms=%.2f", g2 ? "g2" : "g1", l, reps,
-                   ms[l - lo]);
+            printf("gpu-msm group=%s log_n=%u ones_pct=%d reps=%d device_ms=%.2f", g2 ? "g2" : "g1",
+                   l, ones, reps, ms[l - lo]);
             if (l == lo)
                 printf(" checked_vs_cpu=yes cpu_check_log=%u", lo < 20 ? lo : 20);
             printf("%s\n", cross ? " cross_checked=yes" : "");
@@ -432,7 +436,7 @@ static const struct {
     {"gpu-ntt", "the four NTTs on a GPU (device time)", "gpu-ntt --log K [--reps R] [--device N]",
      0},
     {"gpu-msm", "dense GPU MSMs of 2^A..2^B points (device time)",
-     "gpu-msm --log-lo A --log-hi B [--g2] [--reps R] [--cross-check] [--device N]", 0},
+     "gpu-msm --log-lo A --log-hi B [--g2] [--reps R] [--cross-check] [--ones P] [--device N]", 0},
     {"gpu-h", "H on a GPU from host vectors (copies and kernels)",
      "gpu-h --log K [--reps R] [--device N]", 0},
     {"wait-ready", "wait until the daemon reports SERVING", "wait-ready [--timeout S] [--addr A]",

@@ -211,6 +211,8 @@ extern "C" void cuzk_gpu_close(cuzk_gpu *g)
         cudaStreamDestroy(g->stream);
     if (g->cstream)
         cudaStreamDestroy(g->cstream);
+    if (g->mstream)
+        cudaStreamDestroy(g->mstream);
     free(g);
 }
 
@@ -498,16 +500,28 @@ static int stage_ready(cuzk_gpu *g)
     return g->stage[0] != NULL;
 }
 
-cudaStream_t gpu_copy_stream(cuzk_gpu *g)
+/* A stream made on first use (*tried set then), or NULL. */
+static cudaStream_t lazy_stream(cudaStream_t *s, int *tried)
 {
-    if (!g->cstream_tried) {
-        g->cstream_tried = 1;
-        if (cudaStreamCreateWithFlags(&g->cstream, cudaStreamNonBlocking) != cudaSuccess) {
+    if (!*tried) {
+        *tried = 1;
+        if (cudaStreamCreateWithFlags(s, cudaStreamNonBlocking) != cudaSuccess) {
             cudaGetLastError();
-            g->cstream = NULL;
+            *s = NULL;
         }
     }
-    return g->cstream ? g->cstream : g->stream;
+    return *s;
+}
+
+cudaStream_t gpu_copy_stream(cuzk_gpu *g)
+{
+    cudaStream_t s = lazy_stream(&g->cstream, &g->cstream_tried);
+    return s ? s : g->stream;
+}
+
+cudaStream_t gpu_msm_stream(cuzk_gpu *g)
+{
+    return lazy_stream(&g->mstream, &g->mstream_tried);
 }
 
 void gpu_keep_h(cuzk_gpu *g, const void *host, void *dev, size_t n, int only)

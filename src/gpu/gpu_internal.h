@@ -74,6 +74,10 @@ struct cuzk_gpu {
      * NULL: copies go on `stream`). */
     cudaStream_t cstream;
     int cstream_tried;
+    /* A second compute stream for the MSM's window chunks (msm.cu; made on
+     * first use, NULL when it could not be). */
+    cudaStream_t mstream;
+    int mstream_tried;
     /* Constraint systems for the device SpMV (spmv.cu). */
     gpu_pce_slot pce[GPU_MAX_PCE];
 };
@@ -82,6 +86,8 @@ struct cuzk_gpu {
 cuzk_err gpu_copy_h2d_on(cuzk_gpu *g, cudaStream_t s, void *dev, const void *host, size_t bytes);
 /* The copy stream (see cstream), or g->stream when none could be made. */
 cudaStream_t gpu_copy_stream(cuzk_gpu *g);
+/* The MSM's second compute stream (see mstream), or NULL. */
+cudaStream_t gpu_msm_stream(cuzk_gpu *g);
 /* Keep dev (n scalars, the h computed for host array host) for
  * cuzk_gpu_msm_g1_h; takes ownership of dev and frees what was kept. only:
  * h was not written to host, so only the device copy holds it. */

@@ -8,8 +8,11 @@
  *    list with its canonical scalar. Appends are warp-aggregated atomics,
  *    so list order varies between runs; the sums do not (the group law is
  *    exact).
- * 2. Ones: each thread sums 64 listed bases with mixed XYZZ additions, then
- *    a tree of XYZZ additions reduces the partial sums.
+ * 2. Ones: from ONES_AFFINE_MIN of them, by the batch-affine levels of 3.
+ *    (the list cut into pieces that fit the scratch, each piece into
+ *    groups of 2^10 that play the buckets, the groups' sums added by a
+ *    tree); fewer, each thread sums 64 listed bases with mixed XYZZ
+ *    additions, then a tree of XYZZ additions reduces the partial sums.
  * 3. Pippenger over the significant entries: signed c-bit digits
  *    (d in [-2^(c-1), 2^(c-1)], a carry into the next window), so a window
  *    has 2^(c-1) buckets and a negative digit adds the negated base; c is
@@ -62,6 +65,7 @@
  * CUB (radix sort, prefix sum) is the one C++ library used; it is called
  * through its plain entry points. */
 #include <cub/cub.cuh>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,9 +81,9 @@ typedef struct {
 } msm_plan;
 
 /* Batch-affine accumulation: outputs per thread of a level (B, default;
- * CUZK_GPU_MSM_BA_B=1..64 for tuning), fan-in of the product tree (G), the
- * tree's top inverted one element per thread (at most TOP elements), tree
- * levels at most MAXT. */
+ * CUZK_GPU_MSM_BA_B=1..64 and CUZK_GPU_MSM_BA_THREADS=64 for tuning), fan-in of the product tree
+ * (G), the tree's top inverted one element per thread (at most TOP elements), tree levels at most
+ * MAXT. */
 #define BA_B 8u
 #define BA_G 16u
 #define BA_TOP 2048u
@@ -88,10 +92,11 @@ typedef struct {
 /* Where the batch-affine arrays of one window chunk lie in one allocation:
  * level outputs X (level 1, 3, ...) and Y (2, 4, ...) with their bucket
  * ids, the forward products of a level (pre), the product tree (tv, tp),
+ * the outputs' tasks,
  * bucket offsets of two levels (sa, sb), counts (kn) and the largest
  * bucket (mx). */
 typedef struct {
-    size_t x, y, pre, tv[BA_MAXT], tp[BA_MAXT], bidx, bidy, sa, sb, kn, mx, bytes;
+    size_t x, y, pre, tv[BA_MAXT], tp[BA_MAXT], bidx, bidy, task, sa, sb, kn, mx, bytes;
     unsigned b, threads; /* outputs per thread, threads per block of a level's passes */
 } ba_layout;
 
@@ -104,8 +109,7 @@ static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, si
 {
     const char *eb = getenv("CUZK_GPU_MSM_BA_B"), *et = getenv("CUZK_GPU_MSM_BA_THREADS");
     L->b = eb && atoi(eb) >= 1 && atoi(eb) <= 64 ? (unsigned)atoi(eb) : BA_B;
-    L->threads =
-        et && (atoi(et) == 64 || atoi(et) == 128 || atoi(et) == 256) ? (unsigned)atoi(et) : 128;
+    L->threads = et && atoi(et) == 64 ? 64u : 128u; /* BA_BOUNDS allows 128 */
     /* a level's outputs: at most half its inputs plus half a point per
      * bucket (odd counts), so level 1 <= pairs/2 + nb, level 2 <= pairs/4 + nb */
     size_t n1 = pairs / 2 + nb, n2 = pairs / 4 + nb, o = 0, c = (n1 + L->b - 1) / L->b;
@@ -126,6 +130,8 @@ static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, si
     o += ba_align(n1 * sizeof(uint32_t));
     L->bidy = o;
     o += ba_align(n2 * sizeof(uint32_t));
+    L->task = o;
+    o += ba_align(n1 * sizeof(uint32_t));
     L->sa = o;
     o += ba_align((nb + 1) * sizeof(uint32_t));
     L->sb = o;
@@ -139,12 +145,13 @@ static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, si
 
 /* Cost model: nw * (m bucket additions + 8 per bucket for the reduction:
  * the H200 profile gave ~1.1 ns per entry and ~8.7 ns per bucket); c in
- * [4, 20]. Chunk so that pairs and buckets fit in ~80% of free memory;
+ * [4, 20]. Chunk so that pairs and buckets fit in ~80% of free memory,
+ * shared by the workers (each with its own chunk in flight);
  * the batch-affine accumulation from affine_min entries (where it measured
  * faster) when its arrays for at least one window fit; CUZK_GPU_MSM_ACC=
  * affine or xyzz forces one (affine still needs the memory). */
 static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes, size_t aff_bytes, size_t fe_bytes,
-                       size_t free_b, size_t affine_min)
+                       size_t free_b, size_t affine_min, unsigned workers)
 {
     double best = 0;
     p->c = 4;
@@ -169,6 +176,7 @@ static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes, size_t aff_byte
     size_t cap = (size_t)(cap_env && atoi(cap_env) > 0 ? atoi(cap_env) : 40) << 30;
     if (avail > cap)
         avail = cap;
+    avail /= workers; /* each worker's chunks have their own scratch */
     /* per window: pairs and sort scratch, bucket bounds, the reduction's
      * segments; XYZZ: work items (at most m/16 plus one per bucket) with
      * their partial sums; batch-affine: its level arrays and one partial
@@ -211,17 +219,35 @@ __global__ void k_ba_halve(const uint32_t *S, size_t nb, uint32_t *kn)
         kn[b] = b < nb ? (S[b + 1] - S[b] + 1) / 2 : 0;
 }
 
-/* The bucket of each output of the next level, written by the first
- * input of each pair. */
-__global__ void k_ba_bid(const uint32_t *bid, const uint32_t *S, const uint32_t *Sn, size_t n,
-                         uint32_t *bidn)
+/* The bucket of each output of the next level and its task (k_ba_task:
+ * its first input, with bit 31 set when a second input follows in the
+ * same bucket), written by the first input of each pair. */
+__global__ void k_ba_task(const uint32_t *bid, const uint32_t *S, const uint32_t *Sn, size_t n,
+                          uint32_t *bidn, uint32_t *task)
 {
     size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (p >= n)
         return;
     uint32_t b = bid[p], j = (uint32_t)p - S[b];
-    if (!(j & 1))
+    if (!(j & 1)) {
         bidn[Sn[b] + j / 2] = b;
+        task[Sn[b] + j / 2] = (uint32_t)p | (j + 1 < S[b + 1] - S[b] ? 0x80000000u : 0);
+    }
+}
+
+/* The ones' groups (_ones_affine): entry e in group e >> lg. */
+__global__ void k_ones_groups(size_t n, unsigned lg, uint32_t *keys, uint32_t *starts,
+                              uint32_t *ends)
+{
+    size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (e >= n)
+        return;
+    keys[e] = (uint32_t)(e >> lg);
+    if (!(e & (((size_t)1 << lg) - 1))) {
+        size_t end = e + ((size_t)1 << lg);
+        starts[e >> lg] = (uint32_t)e;
+        ends[e >> lg] = (uint32_t)(end < n ? end : n);
+    }
 }
 
 __global__ void k_msm_popc(const uint64_t *bits, size_t words, uint32_t *cnt)
@@ -435,9 +461,18 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
  * large) keeps 128 threads without the prefetch. */
 /* Batch-affine from these sizes up (H200, CUZK_GPU_MSM_ACC=affine vs xyzz):
  * G1 tied at 2^21 and won from 2^22 (32 vs 35 ms; 712 vs 836 ms at 2^27),
- * G2 won from 2^19 (28 vs 29 ms; 573 vs 813 ms at 2^25). */
+ * G2 won from 2^19 (28 vs 29 ms; 573 vs 813 ms at 2^25). The ones' sum
+ * in batch-affine levels from ONES_AFFINE_MIN (H200, 2^27 partition and
+ * 2^27 MSMs with 84 % ones): G1 tied at 1.1e8 ones (48.4 vs 49.5 ms),
+ * won at 4.8e7 (22.2 vs 24.7) and lost at 1.3e7 (11.4 vs 8.6); G2 tied at
+ * 1.3e7 and won at 1.1e8 (544 vs 584 ms for the whole MSM). The level
+ * passes of G1 capped at 128 registers (4 blocks of 128 threads per SM,
+ * 130 registers uncapped) were 2 % faster (2^27: 696 vs 710 ms); 5 or 6
+ * blocks (spills) and G2 capped at 2 or 3 blocks were not. */
 #define CRV g1
 #define AFFINE_MIN ((size_t)3 << 20)
+#define ONES_AFFINE_MIN ((size_t)1 << 25)
+#define BA_BOUNDS __launch_bounds__(128, 4)
 #define FD(x) fp##x
 #define FD_T fp_t
 #define ACC_THREADS 128
@@ -452,6 +487,8 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #include "msm_impl.cuh"
 #undef CRV
 #undef AFFINE_MIN
+#undef ONES_AFFINE_MIN
+#undef BA_BOUNDS
 #undef FD
 #undef FD_T
 #undef ACC_THREADS
@@ -466,6 +503,8 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 
 #define CRV g2
 #define AFFINE_MIN ((size_t)1 << 19)
+#define ONES_AFFINE_MIN ((size_t)1 << 24)
+#define BA_BOUNDS __launch_bounds__(128)
 #define FD(x) fp2##x
 #define FD_T fp2_t
 #define ACC_THREADS 128
@@ -480,6 +519,8 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #include "msm_impl.cuh"
 #undef CRV
 #undef AFFINE_MIN
+#undef ONES_AFFINE_MIN
+#undef BA_BOUNDS
 #undef FD
 #undef FD_T
 #undef ACC_THREADS
@@ -739,6 +780,18 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* Scalar i becomes 1 where a hash of i mod 100 < pct. */
+__global__ void k_bench_ones(fr_t *k, size_t n, unsigned pct)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    uint64_t v = (i + 1) * 0x9e3779b97f4a7c15ULL;
+    v = (v ^ (v >> 29)) * 0xbf58476d1ce4e5b9ULL;
+    if ((v ^ (v >> 32)) % 100 < pct)
+        k[i] = fr_one();
+}
+
 /* Random affine host points k_i * generator (fixed-base tables of blst). */
 static cuzk_err host_points(int g2, void *out, size_t n, uint64_t seed)
 {
@@ -793,11 +846,11 @@ static cuzk_err bench_cross(cuzk_gpu *g, int g2, const void *dbases, const fr_t 
 }
 
 extern "C" cuzk_err cuzk_gpu_bench_msm(cuzk_gpu *g, int g2, unsigned log_lo, unsigned log_hi,
-                                       int reps, int cross, double *ms)
+                                       int reps, int cross, unsigned ones_pct, double *ms)
 {
-    if (log_lo < 10 || log_hi < log_lo || log_hi > 30 || reps < 1 || reps > 64)
-        return cuzk_fail(CUZK_EINVAL, "GPU MSM bench: sizes 2^%u..2^%u, reps %d", log_lo, log_hi,
-                         reps);
+    if (log_lo < 10 || log_hi < log_lo || log_hi > 30 || reps < 1 || reps > 64 || ones_pct > 100)
+        return cuzk_fail(CUZK_EINVAL, "GPU MSM bench: sizes 2^%u..2^%u, reps %d, ones %u%%", log_lo,
+                         log_hi, reps, ones_pct);
     GPU_TRY(cudaSetDevice(g->ordinal), "select device");
     size_t elem = g2 ? sizeof(g2_aff_t) : sizeof(g1_aff_t), n = (size_t)1 << log_hi;
     const unsigned logA = 10;
@@ -826,6 +879,8 @@ extern "C" cuzk_err cuzk_gpu_bench_msm(cuzk_gpu *g, int g2, unsigned log_lo, uns
         g1_k_gen_points<<<(unsigned)((n + 127) / 128), 128, 0, g->stream>>>(
             (const g1_aff_t *)dA, logA, (const g1_aff_t *)dA + nA, n, (g1_aff_t *)dbases);
     gpu_rand_fr(g, dk, n, 777);
+    if (ones_pct)
+        k_bench_ones<<<(unsigned)((n + 255) / 256), 256, 0, g->stream>>>((fr_t *)dk, n, ones_pct);
     {
         cudaError_t e = cudaStreamSynchronize(g->stream);
         if (e != cudaSuccess) {

@@ -174,16 +174,6 @@ static __device__ __forceinline__ FD_T PN(_ba_x)(const AFF *bases, const uint32_
     return pts ? pts[i].x : bases[vals[i] & 0x7fffffffu].x;
 }
 
-/* Output t of a level adds the entries in0 and in0 + 1 of its bucket, or
- * passes in0 on when the bucket's count is odd and in0 is its last. */
-static __device__ __forceinline__ int
-PN(_ba_task)(size_t t, const uint32_t *bidn, const uint32_t *Sn, const uint32_t *S, size_t *in0)
-{
-    uint32_t b = bidn[t], j = (uint32_t)t - Sn[b];
-    *in0 = (size_t)S[b] + 2 * (size_t)j;
-    return 2 * j + 1 < S[b + 1] - S[b];
-}
-
 /* The denominator of p + q and the kind of the sum: 0 chord
  * (d = xq - xp), 1 tangent (p = q, d = 2 yp), 2 the sum is q (p at
  * infinity), 3 the sum is p, 4 infinity (p = -q); d = 1 when there is
@@ -207,20 +197,24 @@ static __device__ __forceinline__ int PN(_ba_den)(const AFF &p, const AFF &q, in
 
 /* Forward pass of a level: thread i takes outputs t = i + s T (s < B),
  * stores the running product of their denominators in pre[t] and the
- * whole product in prod[i]. */
-__global__ void PN(_k_ba_fwd)(const AFF *bases, const uint32_t *vals, const AFF *pts,
-                              const uint32_t *bidn, const uint32_t *Sn, const uint32_t *S, size_t n,
-                              size_t T, unsigned B, FD_T *pre, FD_T *prod)
+ * whole product in prod[i]. Output t adds the entries in0 and in0 + 1 of
+ * its bucket, or passes in0 on (task[t] = in0 | pair << 31, k_ba_task).
+ * BA_BOUNDS: the launch bounds of the level passes (msm.cu). */
+__global__ void BA_BOUNDS PN(_k_ba_fwd)(const AFF *bases, const uint32_t *vals, const AFF *pts,
+                                        const uint32_t *task, size_t n, size_t T, unsigned B,
+                                        FD_T *pre, FD_T *prod)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= T)
         return;
     FD_T acc = FD(_one)();
     for (unsigned s = 0; s < B; s++) {
-        size_t t = i + s * T, in0;
+        size_t t = i + s * T;
         if (t >= n)
             break;
-        int pair = PN(_ba_task)(t, bidn, Sn, S, &in0);
+        uint32_t tk = task[t];
+        size_t in0 = tk & 0x7fffffffu;
+        int pair = (int)(tk >> 31);
         FD_T d = FD(_one)();
         if (pair) {
             /* x alone decides unless an x is 0 (infinity is (0, 0), but
@@ -228,9 +222,8 @@ __global__ void PN(_k_ba_fwd)(const AFF *bases, const uint32_t *vals, const AFF 
             FD_T xp = PN(_ba_x)(bases, vals, pts, in0), xq = PN(_ba_x)(bases, vals, pts, in0 + 1);
             if (FD(_is_zero)(xp) | FD(_is_zero)(xq) | FD(_eq)(xp, xq))
                 PN(_ba_den)
-                (PN(_ba_pt)(bases, vals, pts, in0), PN(_ba_pt)(bases, vals, pts, in0 + 1), 1, &d);
-            else
-                d = FD(_sub)(xq, xp);
+            (PN(_ba_pt)(bases, vals, pts, in0), PN(_ba_pt)(bases, vals, pts, in0 + 1), 1, &d);
+            else d = FD(_sub)(xq, xp);
         }
         acc = s ? FD(_mul)(acc, d) : d;
         pre[t] = acc;
@@ -241,9 +234,9 @@ __global__ void PN(_k_ba_fwd)(const AFF *bases, const uint32_t *vals, const AFF 
 /* Backward pass: from the inverse of thread i's product, each output's
  * inverse denominator (inv = r pre[t - T], r *= d), then the affine sum:
  * l = n / d, x3 = l^2 - xp - xq, y3 = l (xp - x3) - yp. */
-__global__ void PN(_k_ba_bwd)(const AFF *bases, const uint32_t *vals, const AFF *pts,
-                              const uint32_t *bidn, const uint32_t *Sn, const uint32_t *S, size_t n,
-                              size_t T, unsigned B, const FD_T *pre, const FD_T *inv_prod, AFF *out)
+__global__ void BA_BOUNDS PN(_k_ba_bwd)(const AFF *bases, const uint32_t *vals, const AFF *pts,
+                                        const uint32_t *task, size_t n, size_t T, unsigned B,
+                                        const FD_T *pre, const FD_T *inv_prod, AFF *out)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= T)
@@ -253,8 +246,10 @@ __global__ void PN(_k_ba_bwd)(const AFF *bases, const uint32_t *vals, const AFF 
     while (cnt < B && i + cnt * T < n)
         cnt++;
     for (unsigned s = cnt; s-- > 0;) {
-        size_t t = i + s * T, in0;
-        int pair = PN(_ba_task)(t, bidn, Sn, S, &in0);
+        size_t t = i + s * T;
+        uint32_t tk = task[t];
+        size_t in0 = tk & 0x7fffffffu;
+        int pair = (int)(tk >> 31);
         AFF p = PN(_ba_pt)(bases, vals, pts, in0), q = p, o;
         if (pair)
             q = PN(_ba_pt)(bases, vals, pts, in0 + 1);
@@ -366,16 +361,29 @@ static void PN(_xyzz_to_host)(H_PT *r, const XYZZ *p)
     H_FP_MUL(&r->y, Y, &t);
 }
 
+/* The ones' sum at res on the device, as a host point. */
+static cuzk_err PN(_sum_to_host)(cuzk_gpu *g, const XYZZ *res, H_PT *out)
+{
+    XYZZ h;
+    cudaError_t e = cudaMemcpyAsync(&h, res, sizeof h, cudaMemcpyDeviceToHost, g->stream);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(g->stream);
+    if (e != cudaSuccess)
+        return gpu_fail(e, "MSM ones sum");
+    PN(_xyzz_to_host)(out, &h);
+    return CUZK_OK;
+}
+
 /* Reduce groups x k points to groups x 1 (in place through a scratch). */
-static cuzk_err PN(_reduce_groups)(cuzk_gpu *g, XYZZ *buf, XYZZ *scratch, size_t groups, size_t k,
-                                   XYZZ **result)
+static cuzk_err PN(_reduce_groups)(cudaStream_t st, XYZZ *buf, XYZZ *scratch, size_t groups,
+                                   size_t k, XYZZ **result)
 {
     const unsigned f = 8;
     XYZZ *in = buf, *out = scratch;
     while (k > 1) {
         size_t k_out = (k + f - 1) / f, th = groups * k_out;
-        PN(_k_sum_groups)<<<(unsigned)((th + 127) / 128), 128, 0, g->stream>>>(in, groups, k, f,
-                                                                               out, k_out);
+        PN(_k_sum_groups)<<<(unsigned)((th + 127) / 128), 128, 0, st>>>(in, groups, k, f, out,
+                                                                        k_out);
         XYZZ *tmp = in;
         in = out;
         out = tmp;
@@ -393,13 +401,12 @@ static cuzk_err PN(_reduce_groups)(cuzk_gpu *g, XYZZ *buf, XYZZ *scratch, size_t
  * product tree), until every bucket has at most one point; these become
  * partial[b] with off[b] = b, kcount[b] = 0 or 1 for the bucket
  * reduction. *levels gets the number of levels. */
-static cuzk_err PN(_acc_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *keys2,
+static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_t *keys2,
                                 const uint32_t *vals2, const uint32_t *starts, const uint32_t *ends,
                                 size_t nb, const ba_layout *L, char *mem, void *cub_tmp,
                                 size_t cub_bytes, XYZZ *partial, uint32_t *off, uint32_t *kcount,
                                 unsigned *levels)
 {
-    cudaStream_t st = g->stream;
     AFF *X = (AFF *)(mem + L->x), *Y = (AFF *)(mem + L->y);
     FD_T *pre = (FD_T *)(mem + L->pre);
     uint32_t *bidx = (uint32_t *)(mem + L->bidx), *bidy = (uint32_t *)(mem + L->bidy);
@@ -420,6 +427,9 @@ static cuzk_err PN(_acc_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *k
         return gpu_fail(e, "MSM batch-affine counts");
     uint32_t maxk = h[0];
     size_t n = h[1];
+    if (n > 0x7fffffffu)
+        return cuzk_fail(CUZK_EINVAL,
+                         "MSM batch-affine: %zu entries in one chunk (at most 2^31 - 1)", n);
     const uint32_t *bid = keys2;
     const AFF *pts = NULL;
     unsigned lvl = 0;
@@ -435,13 +445,14 @@ static cuzk_err PN(_acc_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *k
         size_t nn = h[0];
         uint32_t *bidn = (lvl & 1) ? bidy : bidx;
         AFF *out = (lvl & 1) ? Y : X;
-        k_ba_bid<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(bid, S, Sn, n, bidn);
+        uint32_t *task = (uint32_t *)(mem + L->task);
+        k_ba_task<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(bid, S, Sn, n, bidn, task);
         size_t cnt[BA_MAXT + 1];
         unsigned B = L->b, th = L->threads;
         cnt[0] = (nn + B - 1) / B;
         FD_T *tv0 = (FD_T *)(mem + L->tv[0]);
-        PN(_k_ba_fwd)<<<(unsigned)((cnt[0] + th - 1) / th), th, 0, st>>>(
-            bases, vals2, pts, bidn, Sn, S, nn, cnt[0], B, pre, tv0);
+        unsigned grid0 = (unsigned)((cnt[0] + th - 1) / th);
+        PN(_k_ba_fwd)<<<grid0, th, 0, st>>>(bases, vals2, pts, task, nn, cnt[0], B, pre, tv0);
         int top = 0;
         while (cnt[top] > BA_TOP) {
             if (top + 1 >= BA_MAXT)
@@ -459,8 +470,7 @@ static cuzk_err PN(_acc_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *k
             PN(_k_ba_down)<<<(unsigned)((cnt[l + 1] + 127) / 128), 128, 0, st>>>(
                 (FD_T *)(mem + L->tv[l]), (FD_T *)(mem + L->tp[l]), cnt[l], cnt[l + 1], BA_G,
                 (FD_T *)(mem + L->tv[l + 1]));
-        PN(_k_ba_bwd)<<<(unsigned)((cnt[0] + th - 1) / th), th, 0, st>>>(
-            bases, vals2, pts, bidn, Sn, S, nn, cnt[0], B, pre, tv0, out);
+        PN(_k_ba_bwd)<<<grid0, th, 0, st>>>(bases, vals2, pts, task, nn, cnt[0], B, pre, tv0, out);
         uint32_t *t = S;
         S = Sn;
         Sn = t;
@@ -477,6 +487,228 @@ static cuzk_err PN(_acc_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *k
     return CUZK_OK;
 }
 
+/* The ones' sum by the batch-affine levels: the list is cut into pieces
+ * that fit the scratch, each piece into groups of 2^ONES_LOG entries that
+ * play the buckets, and the groups' sums are added by a tree. Adds the
+ * sum to *acc; *done = 0 when not even the smallest piece fits (the
+ * caller then sums in XYZZ). */
+#define ONES_LOG 10
+static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *ones_idx,
+                                 size_t n_ones, H_PT *acc, int *done)
+{
+    size_t free_b = 0, total_b = 0;
+    *done = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    size_t avail = (size_t)((double)(free_b + gpu_arena_idle_bytes(g)) * 0.8);
+    const char *cap_env = getenv("CUZK_GPU_MSM_SCRATCH_GIB");
+    size_t cap = (size_t)(cap_env && atoi(cap_env) > 0 ? atoi(cap_env) : 40) << 30;
+    if (avail > cap)
+        avail = cap;
+    /* CUZK_GPU_MSM_ONES_PIECE=log2 caps the piece (tests, tuning) */
+    const char *pe = getenv("CUZK_GPU_MSM_ONES_PIECE");
+    unsigned lp = pe && atoi(pe) >= ONES_LOG && atoi(pe) <= 26 ? (unsigned)atoi(pe) : 26;
+    size_t piece = (size_t)1 << lp, nbp = 0, cub_bytes = 0, part[4] = {0}, total = 0;
+    ba_layout BL;
+    for (;; piece /= 2) {
+        if (piece > n_ones && piece / 2 >= n_ones)
+            continue;
+        nbp = (piece + ((size_t)1 << ONES_LOG) - 1) >> ONES_LOG;
+        cub_bytes = 0;
+        cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, (uint32_t *)0, (uint32_t *)0, nbp + 1,
+                                      g->stream);
+        ba_layout_make(&BL, piece, nbp, sizeof(AFF), sizeof(FD_T));
+        part[0] =
+            ba_align((piece + 4 * nbp) * sizeof(uint32_t)); /* keys, starts, ends, off, kcount */
+        part[1] = ba_align(2 * nbp * sizeof(XYZZ));         /* partial sums, tree scratch */
+        part[2] = ba_align(cub_bytes);
+        part[3] = BL.bytes;
+        total = part[0] + part[1] + part[2] + part[3];
+        if (total <= avail)
+            break;
+        if (piece <= ((size_t)1 << ONES_LOG))
+            return CUZK_OK;
+    }
+    void *arena = NULL;
+    int own = 0;
+    CUZK_TRY(gpu_arena_get(g, total, &arena, &own));
+    char *mem = (char *)arena;
+    uint32_t *keys = (uint32_t *)mem, *starts = keys + piece, *ends = starts + nbp;
+    uint32_t *off = ends + nbp, *kcount = off + nbp;
+    XYZZ *partial = (XYZZ *)(mem + part[0]), *res = NULL;
+    void *cub_tmp = mem + part[0] + part[1];
+    char *lv = mem + part[0] + part[1] + part[2];
+    cuzk_err rc = CUZK_OK;
+    for (size_t o = 0; o < n_ones && !rc; o += piece) {
+        size_t cnt = n_ones - o < piece ? n_ones - o : piece;
+        size_t nb = (cnt + ((size_t)1 << ONES_LOG) - 1) >> ONES_LOG;
+        unsigned levels = 0;
+        k_ones_groups<<<(unsigned)((cnt + 255) / 256), 256, 0, g->stream>>>(cnt, ONES_LOG, keys,
+                                                                            starts, ends);
+        if ((rc = PN(_acc_affine)(g->stream, bases, keys, ones_idx + o, starts, ends, nb, &BL, lv,
+                                  cub_tmp, cub_bytes, partial, off, kcount, &levels)))
+            break;
+        if ((rc = PN(_reduce_groups)(g->stream, partial, partial + nbp, 1, nb, &res)))
+            break;
+        H_PT t;
+        if ((rc = PN(_sum_to_host)(g, res, &t)))
+            break;
+        H_ADD(acc, acc, &t);
+    }
+    cudaStreamSynchronize(g->stream);
+    gpu_arena_put(g, arena, own);
+    *done = !rc;
+    return rc;
+}
+#undef ONES_LOG
+
+/* One worker of the window chunks: its stream, its share of the scratch
+ * (parts 1..6 as laid out by _msm_device) and the chunks w0 = first wb,
+ * (first + step) wb, ... of the plan; the window sums go to wins. */
+typedef struct {
+    cudaStream_t st;
+    const AFF *bases;
+    const uint32_t *sig_idx;
+    const fr_t *sig_k;
+    size_t m, nbw, max_items, tmp_bytes, L, nseg;
+    const msm_plan *plan;
+    const ba_layout *BL;
+    uint32_t K;
+    unsigned keybits, first, step;
+    int ordinal; /* the device, for a worker thread */
+    void *scratch[7];
+    XYZZ *wins;
+    cuzk_err rc;
+    char msg[512]; /* a worker thread's error message (messages are per thread) */
+} PN(_worker);
+
+static cuzk_err PN(_chunks)(PN(_worker) * w)
+{
+    cudaStream_t st = w->st;
+    const msm_plan &pl = *w->plan;
+    const AFF *bases = w->bases;
+    const uint32_t *sig_idx = w->sig_idx;
+    const fr_t *sig_k = w->sig_k;
+    const size_t m = w->m, nbw = w->nbw, max_items = w->max_items;
+    size_t tmp_bytes = w->tmp_bytes;
+    const size_t L = w->L, nseg = w->nseg;
+    const uint32_t K = w->K;
+    const unsigned keybits = w->keybits;
+    void **scratch = w->scratch;
+    XYZZ *wins = w->wins;
+    const ba_layout &BL = *w->BL;
+    cuzk_err rc = CUZK_OK;
+    for (unsigned w0 = w->first * pl.wb; w0 < pl.nw && !rc; w0 += w->step * pl.wb) {
+        unsigned nwc = pl.nw - w0 < pl.wb ? pl.nw - w0 : pl.wb;
+        size_t pairs = (size_t)nwc * m, nb = (size_t)nwc * nbw;
+        uint32_t *keys, *vals, *keys2, *vals2, *starts, *ends, *kcount, *off, *maxk;
+        uint32_t *item_end, *item_bucket;
+        XYZZ *partial, *segs, *res;
+        size_t nchunks = (pairs + K - 1) / K;
+        keys = (uint32_t *)scratch[1];
+        vals = keys + pairs;
+        keys2 = vals + pairs;
+        vals2 = keys2 + pairs;
+        starts = (uint32_t *)scratch[3];
+        ends = starts + nb;
+        kcount = ends + nb;
+        off = kcount + nb;
+        maxk = off + nb;
+        partial = (XYZZ *)scratch[4];
+        item_end = (uint32_t *)(partial + max_items);
+        item_bucket = item_end + max_items;
+        segs = (XYZZ *)scratch[5];
+        msm_prof pf;
+        prof_init(&pf);
+        prof_mark(&pf, st, "start");
+        k_msm_digits<<<(unsigned)((m + 255) / 256), 256, 0, st>>>(sig_k, sig_idx, m, pl.c, w0, nwc,
+                                                                  keys, vals);
+        cudaError_t e = cub::DeviceRadixSort::SortPairs(scratch[2], tmp_bytes, keys, keys2, vals,
+                                                        vals2, pairs, 0, (int)keybits, st);
+        if (e != cudaSuccess) {
+            rc = gpu_fail(e, "MSM sort");
+            break;
+        }
+        prof_mark(&pf, st, "digits+sort");
+        cudaMemsetAsync(starts, 0, 2 * nb * sizeof(uint32_t), st);
+        cudaMemsetAsync(maxk, 0, sizeof(uint32_t), st);
+        k_msm_bounds<<<(unsigned)((pairs + 255) / 256), 256, 0, st>>>(keys2, pairs, (uint32_t)nb,
+                                                                      starts, ends);
+        size_t nitems = 0;
+        uint32_t max_count = 0;
+        unsigned levels = 0;
+        if (pl.affine) {
+            prof_mark(&pf, st, "bounds");
+            if ((rc = PN(_acc_affine)(st, bases, keys2, vals2, starts, ends, nb, &BL,
+                                      (char *)scratch[6], scratch[2], tmp_bytes, partial, off,
+                                      kcount, &levels)))
+                break;
+            prof_mark(&pf, st, "affine");
+        } else {
+            k_msm_item_counts<<<(unsigned)((nb + 255) / 256), 256, 0, st>>>(starts, ends, nb, K,
+                                                                            kcount, maxk);
+            e = cub::DeviceScan::ExclusiveSum(scratch[2], tmp_bytes, kcount, off, nb, st);
+            /* Item count (off[nb-1] + kcount[nb-1]) and the largest per
+             * bucket (maxk, stored right after off). */
+            uint32_t hk[3];
+            if (e == cudaSuccess)
+                e = cudaMemcpyAsync(hk, off + nb - 1, 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                    st);
+            if (e == cudaSuccess)
+                e = cudaMemcpyAsync(hk + 2, kcount + nb - 1, sizeof(uint32_t),
+                                    cudaMemcpyDeviceToHost, st);
+            if (e == cudaSuccess)
+                e = cudaStreamSynchronize(st);
+            if (e != cudaSuccess) {
+                rc = gpu_fail(e, "MSM work items");
+                break;
+            }
+            nitems = (size_t)hk[0] + hk[2];
+            max_count = hk[1];
+            k_msm_items<<<(unsigned)((nb + 127) / 128), 128, 0, st>>>(starts, ends, off, kcount, nb,
+                                                                      K, item_end, item_bucket);
+            prof_mark(&pf, st, "bounds+items");
+            if (nitems)
+                PN(_k_chunk_acc)<<<(unsigned)((nchunks + ACC_THREADS - 1) / ACC_THREADS),
+                                   ACC_THREADS, 0, st>>>(bases, keys2, vals2, pairs, (uint32_t)nb,
+                                                         K, starts, off, item_end, nitems, partial);
+            prof_mark(&pf, st, "acc");
+            for (uint32_t sp = 1; sp < max_count; sp *= 2)
+                PN(_k_item_combine)<<<(unsigned)((nitems + 127) / 128), 128, 0, st>>>(
+                    partial, item_bucket, off, kcount, sp, nitems);
+            prof_mark(&pf, st, "combine");
+        }
+        PN(_k_bucket_reduce)<<<(unsigned)((nwc * nseg + 63) / 64), 64, 0, st>>>(
+            partial, off, kcount, nwc, nbw, L, segs);
+        prof_mark(&pf, st, "reduce");
+        if ((rc = PN(_reduce_groups)(st, segs, segs + nwc * nseg, nwc, nseg, &res)))
+            break;
+        prof_mark(&pf, st, "tree");
+        if (pf.on) {
+            char what[200];
+            snprintf(what, sizeof what,
+                     "m=%zu c=%u nw=%u chunk=%u+%u %s K=%u items=%zu maxk=%u levels=%u", m, pl.c,
+                     pl.nw, w0, nwc, pl.affine ? "affine" : "xyzz", K, nitems, max_count, levels);
+            prof_print(&pf, what);
+        }
+        e = cudaMemcpyAsync(wins + w0, res, nwc * sizeof(XYZZ), cudaMemcpyDeviceToHost, st);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(st);
+        if (e != cudaSuccess)
+            rc = gpu_fail(e, "MSM windows");
+    }
+    return rc;
+}
+
+static void *PN(_chunks_thread)(void *arg)
+{
+    PN(_worker) *w = (PN(_worker) *)arg;
+    cudaError_t e = cudaSetDevice(w->ordinal);
+    w->rc = e == cudaSuccess ? PN(_chunks)(w) : gpu_fail(e, "MSM worker: select device");
+    if (w->rc)
+        snprintf(w->msg, sizeof w->msg, "%s", cuzk_errmsg());
+    return NULL;
+}
+
 /* The MSM on device data: sum of the ones (indices in ones_idx) plus the
  * Pippenger sum over the m significant entries (indices sig_idx, canonical
  * scalars sig_k), into *out. */
@@ -488,34 +720,60 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
     memset(&acc, 0, sizeof acc);
     void *scratch[8] = {0}, *arena = NULL;
     int arena_own = 0;
-    /* Ones: chunked sums, then a tree. */
+    /* Ones: batch-affine levels from ONES_AFFINE_MIN of them
+     * (CUZK_GPU_MSM_ONES=affine|xyzz forces one), else chunked XYZZ sums and
+     * a tree. */
     if (n_ones) {
-        size_t chunk = 64, nt = (n_ones + chunk - 1) / chunk;
-        if ((rc = gpu_alloc(&scratch[0], 2 * nt * sizeof(XYZZ), "MSM ones partial sums")))
+        msm_prof pf;
+        prof_init(&pf);
+        prof_mark(&pf, g->stream, "start");
+        const char *oe = getenv("CUZK_GPU_MSM_ONES");
+        int aff = oe && !strcmp(oe, "affine") ? 1
+                  : oe && !strcmp(oe, "xyzz") ? 0
+                                              : n_ones >= ONES_AFFINE_MIN;
+        int done = 0;
+        if (aff && (rc = PN(_ones_affine)(g, bases, ones_idx, n_ones, &acc, &done)))
             goto done;
-        XYZZ *part = (XYZZ *)scratch[0], *res;
-        PN(_k_sum_indexed)<<<(unsigned)((nt + 127) / 128), 128, 0, g->stream>>>(
-            bases, ones_idx, n_ones, chunk, part, nt);
-        if ((rc = PN(_reduce_groups)(g, part, part + nt, 1, nt, &res)))
-            goto done;
-        XYZZ h;
-        cudaError_t e = cudaMemcpyAsync(&h, res, sizeof h, cudaMemcpyDeviceToHost, g->stream);
-        if (e == cudaSuccess)
-            e = cudaStreamSynchronize(g->stream);
-        if (e != cudaSuccess) {
-            rc = gpu_fail(e, "MSM ones sum");
-            goto done;
+        if (!done) {
+            size_t chunk = 64, nt = (n_ones + chunk - 1) / chunk;
+            if ((rc = gpu_alloc(&scratch[0], 2 * nt * sizeof(XYZZ), "MSM ones partial sums")))
+                goto done;
+            XYZZ *part = (XYZZ *)scratch[0], *res;
+            PN(_k_sum_indexed)<<<(unsigned)((nt + 127) / 128), 128, 0, g->stream>>>(
+                bases, ones_idx, n_ones, chunk, part, nt);
+            if ((rc = PN(_reduce_groups)(g->stream, part, part + nt, 1, nt, &res)))
+                goto done;
+            if ((rc = PN(_sum_to_host)(g, res, &acc)))
+                goto done;
+            cudaFree(scratch[0]);
+            scratch[0] = NULL;
         }
-        PN(_xyzz_to_host)(&acc, &h);
-        cudaFree(scratch[0]);
-        scratch[0] = NULL;
+        prof_mark(&pf, g->stream, "ones");
+        if (pf.on) {
+            char what[96];
+            snprintf(what, sizeof what, "ones n=%zu %s", n_ones, done ? "affine" : "xyzz");
+            prof_print(&pf, what);
+        }
     }
     if (m) {
         msm_plan pl;
         size_t free_b = 0, total_b = 0;
         cudaMemGetInfo(&free_b, &total_b);
+        /* CUZK_GPU_MSM_STREAMS=2: two workers, each a stream with its own
+         * window chunk in flight, so that one's memory-bound passes and
+         * latency-bound inversion chains can overlap the other's arithmetic.
+         * One by default: on the H200 two were 3-5 % faster for G1 MSMs of
+         * 2^24-2^25 points, 1-2 % slower at 2^22 and 2^27, and even in the
+         * 2^27 partition (1.888 vs 1.887 s). */
+        const char *se = getenv("CUZK_GPU_MSM_STREAMS");
+        unsigned workers = se && atoi(se) == 2 ? 2 : 1;
+        cudaStream_t st2 = workers > 1 ? gpu_msm_stream(g) : NULL;
+        if (!st2)
+            workers = 1;
         msm_choose(&pl, m, sizeof(XYZZ), sizeof(AFF), sizeof(FD_T),
-                   free_b + gpu_arena_idle_bytes(g), AFFINE_MIN);
+                   free_b + gpu_arena_idle_bytes(g), AFFINE_MIN, workers);
+        if (workers > 1 && pl.wb >= pl.nw) /* one chunk holds every window: two halves */
+            pl.wb = (pl.nw + 1) / 2;
         size_t nbw = (size_t)1 << (pl.c - 1);
         XYZZ *wins = (XYZZ *)calloc(pl.nw, sizeof(XYZZ));
         if (!wins) {
@@ -554,118 +812,69 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
                           ba_align(max_items * (sizeof(XYZZ) + 2 * sizeof(uint32_t))),
                           ba_align(2 * pl.wb * nseg * sizeof(XYZZ)),
                           pl.affine ? BL.bytes : 0};
-        size_t total = 0;
-        for (int i = 0; i < 6; i++)
+        size_t total = 0, poff[6];
+        for (int i = 0; i < 6; i++) {
+            poff[i] = total;
             total += part[i];
-        if ((rc = gpu_arena_get(g, total, &arena, &arena_own))) {
+        }
+        if ((rc = gpu_arena_get(g, workers * total, &arena, &arena_own))) {
             free(wins);
             goto done;
         }
-        for (size_t i = 0, o = 0; i < 6; o += part[i], i++)
-            scratch[i + 1] = (char *)arena + o;
-        for (unsigned w0 = 0; w0 < pl.nw && !rc; w0 += pl.wb) {
-            unsigned nwc = pl.nw - w0 < pl.wb ? pl.nw - w0 : pl.wb;
-            size_t pairs = (size_t)nwc * m, nb = (size_t)nwc * nbw;
-            uint32_t *keys, *vals, *keys2, *vals2, *starts, *ends, *kcount, *off, *maxk;
-            uint32_t *item_end, *item_bucket;
-            XYZZ *partial, *segs, *res;
-            size_t nchunks = (pairs + K - 1) / K;
-            keys = (uint32_t *)scratch[1];
-            vals = keys + pairs;
-            keys2 = vals + pairs;
-            vals2 = keys2 + pairs;
-            starts = (uint32_t *)scratch[3];
-            ends = starts + nb;
-            kcount = ends + nb;
-            off = kcount + nb;
-            maxk = off + nb;
-            partial = (XYZZ *)scratch[4];
-            item_end = (uint32_t *)(partial + max_items);
-            item_bucket = item_end + max_items;
-            segs = (XYZZ *)scratch[5];
-            msm_prof pf;
-            prof_init(&pf);
-            prof_mark(&pf, g->stream, "start");
-            k_msm_digits<<<(unsigned)((m + 255) / 256), 256, 0, g->stream>>>(
-                sig_k, sig_idx, m, pl.c, w0, nwc, keys, vals);
-            cudaError_t e = cub::DeviceRadixSort::SortPairs(
-                scratch[2], tmp_bytes, keys, keys2, vals, vals2, pairs, 0, (int)keybits, g->stream);
-            if (e != cudaSuccess) {
-                rc = gpu_fail(e, "MSM sort");
-                break;
-            }
-            prof_mark(&pf, g->stream, "digits+sort");
-            cudaMemsetAsync(starts, 0, 2 * nb * sizeof(uint32_t), g->stream);
-            cudaMemsetAsync(maxk, 0, sizeof(uint32_t), g->stream);
-            k_msm_bounds<<<(unsigned)((pairs + 255) / 256), 256, 0, g->stream>>>(
-                keys2, pairs, (uint32_t)nb, starts, ends);
-            size_t nitems = 0;
-            uint32_t max_count = 0;
-            unsigned levels = 0;
-            if (pl.affine) {
-                prof_mark(&pf, g->stream, "bounds");
-                if ((rc = PN(_acc_affine)(g, bases, keys2, vals2, starts, ends, nb, &BL,
-                                          (char *)scratch[6], scratch[2], tmp_bytes, partial, off,
-                                          kcount, &levels)))
-                    break;
-                prof_mark(&pf, g->stream, "affine");
-            } else {
-                k_msm_item_counts<<<(unsigned)((nb + 255) / 256), 256, 0, g->stream>>>(
-                    starts, ends, nb, K, kcount, maxk);
-                e = cub::DeviceScan::ExclusiveSum(scratch[2], tmp_bytes, kcount, off, nb,
-                                                  g->stream);
-                /* Item count (off[nb-1] + kcount[nb-1]) and the largest per
-                 * bucket (maxk, stored right after off). */
-                uint32_t hk[3];
-                if (e == cudaSuccess)
-                    e = cudaMemcpyAsync(hk, off + nb - 1, 2 * sizeof(uint32_t),
-                                        cudaMemcpyDeviceToHost, g->stream);
-                if (e == cudaSuccess)
-                    e = cudaMemcpyAsync(hk + 2, kcount + nb - 1, sizeof(uint32_t),
-                                        cudaMemcpyDeviceToHost, g->stream);
-                if (e == cudaSuccess)
-                    e = cudaStreamSynchronize(g->stream);
-                if (e != cudaSuccess) {
-                    rc = gpu_fail(e, "MSM work items");
-                    break;
-                }
-                nitems = (size_t)hk[0] + hk[2];
-                max_count = hk[1];
-                k_msm_items<<<(unsigned)((nb + 127) / 128), 128, 0, g->stream>>>(
-                    starts, ends, off, kcount, nb, K, item_end, item_bucket);
-                prof_mark(&pf, g->stream, "bounds+items");
-                if (nitems)
-                    PN(_k_chunk_acc)<<<(unsigned)((nchunks + ACC_THREADS - 1) / ACC_THREADS),
-                                       ACC_THREADS, 0, g->stream>>>(bases, keys2, vals2, pairs,
-                                                                    (uint32_t)nb, K, starts, off,
-                                                                    item_end, nitems, partial);
-                prof_mark(&pf, g->stream, "acc");
-                for (uint32_t st = 1; st < max_count; st *= 2)
-                    PN(_k_item_combine)<<<(unsigned)((nitems + 127) / 128), 128, 0, g->stream>>>(
-                        partial, item_bucket, off, kcount, st, nitems);
-                prof_mark(&pf, g->stream, "combine");
-            }
-            PN(_k_bucket_reduce)<<<(unsigned)((nwc * nseg + 63) / 64), 64, 0, g->stream>>>(
-                partial, off, kcount, nwc, nbw, L, segs);
-            prof_mark(&pf, g->stream, "reduce");
-            if ((rc = PN(_reduce_groups)(g, segs, segs + nwc * nseg, nwc, nseg, &res)))
-                break;
-            prof_mark(&pf, g->stream, "tree");
-            if (pf.on) {
-                char what[200];
-                snprintf(what, sizeof what,
-                         "m=%zu c=%u nw=%u chunk=%u+%u %s K=%u items=%zu maxk=%u levels=%u", m,
-                         pl.c, pl.nw, w0, nwc, pl.affine ? "affine" : "xyzz", K, nitems, max_count,
-                         levels);
-                prof_print(&pf, what);
-            }
-            e = cudaMemcpyAsync(wins + w0, res, nwc * sizeof(XYZZ), cudaMemcpyDeviceToHost,
-                                g->stream);
-            if (e == cudaSuccess)
-                e = cudaStreamSynchronize(g->stream);
-            if (e != cudaSuccess)
-                rc = gpu_fail(e, "MSM windows");
+        PN(_worker) wk[2];
+        for (unsigned k = 0; k < workers; k++) {
+            PN(_worker) *w = &wk[k];
+            memset(w, 0, sizeof *w);
+            w->st = k ? st2 : g->stream;
+            w->bases = bases;
+            w->sig_idx = sig_idx;
+            w->sig_k = sig_k;
+            w->m = m;
+            w->nbw = nbw;
+            w->max_items = max_items;
+            w->tmp_bytes = tmp_bytes;
+            w->L = L;
+            w->nseg = nseg;
+            w->plan = &pl;
+            w->BL = &BL;
+            w->K = K;
+            w->keybits = keybits;
+            w->first = k;
+            w->step = workers;
+            w->ordinal = g->ordinal;
+            for (int i = 0; i < 6; i++)
+                w->scratch[i + 1] = (char *)arena + k * total + poff[i];
+            w->wins = wins;
         }
+        /* the second worker's stream starts after everything enqueued so
+         * far (the split lists, the ones' use of the scratch) */
+        pthread_t th2;
+        int th2_on = 0;
+        if (workers > 1) {
+            cudaEvent_t ev;
+            cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+            if (e == cudaSuccess) {
+                e = cudaEventRecord(ev, g->stream);
+                if (e == cudaSuccess)
+                    e = cudaStreamWaitEvent(st2, ev, 0);
+                cudaEventDestroy(ev);
+            }
+            if (e != cudaSuccess)
+                rc = gpu_fail(e, "MSM: second stream");
+            else if (pthread_create(&th2, NULL, PN(_chunks_thread), &wk[1]) == 0)
+                th2_on = 1;
+            else
+                rc = cuzk_fail(CUZK_EINTERNAL, "MSM: no worker thread");
+        }
+        if (!rc)
+            rc = PN(_chunks)(&wk[0]);
+        if (th2_on) {
+            pthread_join(th2, NULL);
+            if (!rc && wk[1].rc)
+                rc = cuzk_fail(wk[1].rc, "%s", wk[1].msg);
+        }
+        if (workers > 1) /* nothing of the second stream may outlive the scratch */
+            cudaStreamSynchronize(st2);
         if (!rc) {
             /* Horner over the window sums, on the host (nw points). */
             H_PT s, t;

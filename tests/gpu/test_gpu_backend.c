@@ -211,9 +211,9 @@ static void test_msm_g2(size_t n, int with_density, int pattern)
 static void test_msm_exceptional(size_t n, int g2)
 {
     cuzk_fr *k = malloc(n * sizeof *k);
-    static const uint64_t vals[] = {2, 3, 5, 7, 1u << 20};
+    static const uint64_t vals[] = {2, 1, 3, 5, 1, 7, 1u << 20};
     for (size_t i = 0; i < n; i++) {
-        cuzk_fr_from_u64(&k[i], vals[(i / 3) % 5]);
+        cuzk_fr_from_u64(&k[i], vals[(i / 3) % 7]);
         if (i % 11 == 0)
             cuzk_fr_neg(&k[i], &k[i]);
     }
@@ -253,14 +253,17 @@ static void test_msm_exceptional(size_t n, int g2)
     free(k);
 }
 
-/* Both accumulations (CUZK_GPU_MSM_ACC) on the cases above and on random
- * MSMs; the batch-affine one also with windows in chunks (a 1 GiB scratch
- * cap cuts a 2^22 MSM into chunks of one window). */
+/* Both accumulations (CUZK_GPU_MSM_ACC, and CUZK_GPU_MSM_ONES for the sum
+ * of the entries with scalar 1) on the cases above and on random MSMs; the
+ * batch-affine one also with windows in chunks (a 1 GiB scratch cap cuts
+ * a 2^22 MSM into chunks of one window) and with the ones cut into pieces
+ * of 2^12. */
 static void test_msm_accumulations(void)
 {
     const char *acc[] = {"affine", "xyzz"};
     for (int a = 0; a < 2; a++) {
         setenv("CUZK_GPU_MSM_ACC", acc[a], 1);
+        setenv("CUZK_GPU_MSM_ONES", acc[a], 1);
         size_t ns[] = {2, 7, 1000, 65543, 300007};
         for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
             test_msm_exceptional(ns[i], 0);
@@ -275,9 +278,25 @@ static void test_msm_accumulations(void)
     test_msm_g1((size_t)1 << 22, 0, 4);
     test_msm_g2((size_t)1 << 20, 0, 1);
     unsetenv("CUZK_GPU_MSM_SCRATCH_GIB");
+    setenv("CUZK_GPU_MSM_ONES_PIECE", "12", 1);
+    test_msm_exceptional(65543, 0);
+    test_msm_exceptional(30011, 1);
+    test_msm_g1(300007, 1, 2);
+    test_msm_g2(70001, 0, 0);
+    unsetenv("CUZK_GPU_MSM_ONES_PIECE");
+    unsetenv("CUZK_GPU_MSM_ONES");
     unsetenv("CUZK_GPU_MSM_ACC");
+    /* the window chunks on two streams (one by default) */
+    setenv("CUZK_GPU_MSM_STREAMS", "2", 1);
+    test_msm_exceptional(65543, 0);
+    test_msm_g1(300007, 1, 4);
+    test_msm_g2(70001, 1, 0);
+    setenv("CUZK_GPU_MSM_SCRATCH_GIB", "1", 1); /* many chunks per worker */
+    test_msm_g1((size_t)1 << 22, 0, 0);
+    unsetenv("CUZK_GPU_MSM_SCRATCH_GIB");
+    unsetenv("CUZK_GPU_MSM_STREAMS");
     printf("msm: batch-affine and XYZZ accumulation compared (repeated, opposite and infinite "
-           "points; windows in chunks)\n");
+           "points; windows in chunks; ones in pieces; one stream or two)\n");
 }
 
 /* A whole proof on both backends with fixed r, s: identical bytes. */
@@ -538,7 +557,9 @@ int main(void)
     /* proofs this small take the XYZZ accumulation; the same with the
      * batch-affine one forced */
     setenv("CUZK_GPU_MSM_ACC", "affine", 1);
+    setenv("CUZK_GPU_MSM_ONES", "affine", 1);
     test_prove(cpu, cuda, 40000);
+    unsetenv("CUZK_GPU_MSM_ONES");
     unsetenv("CUZK_GPU_MSM_ACC");
     cuzk_backend_close(cpu);
     cuzk_backend_close(cuda);
