@@ -73,6 +73,33 @@ static __device__ __forceinline__ fp_t fp_inv(fp_t a)
     return fp_pow(a, CUZK_FP_P_MINUS_2, 6);
 }
 
+/* a^(p-2) with 4-bit windows: a table of a^0..a^15 (14 multiplications),
+ * then 380 squarings and at most 95 multiplications, against ~190 for bit
+ * by bit. The table lives in local memory (its index is data); for
+ * kernels where one inversion's latency is the whole cost (the top of the
+ * batch-affine product tree). */
+static __device__ __forceinline__ fp_t fp_inv_w4(fp_t a)
+{
+    fp_t tab[16];
+    tab[0] = fp_one();
+    tab[1] = a;
+    for (int i = 2; i < 16; i++)
+        tab[i] = fp_mul(tab[i - 1], a);
+    fp_t r = fp_one();
+    int started = 0;
+    for (int i = 5; i >= 0; i--)
+        for (int nib = 15; nib >= 0; nib--) {
+            if (started)
+                r = fp_sqr(fp_sqr(fp_sqr(fp_sqr(r))));
+            unsigned d = (unsigned)(CUZK_FP_P_MINUS_2[i] >> (4 * nib)) & 15u;
+            if (d) {
+                r = started ? fp_mul(r, tab[d]) : tab[d];
+                started = 1;
+            }
+        }
+    return r;
+}
+
 /* Fp2 = c0 + c1 u with u^2 = -1 (blst_fp2 layout). */
 typedef struct {
     fp_t c0, c1;
@@ -134,6 +161,13 @@ static __device__ __forceinline__ fp2_t fp2_sqr(fp2_t a)
 static __device__ __forceinline__ fp2_t fp2_inv(fp2_t a)
 {
     fp_t n = fp_inv(fp_add(fp_sqr(a.c0), fp_sqr(a.c1)));
+    fp2_t r = {fp_mul(a.c0, n), fp_neg(fp_mul(a.c1, n))};
+    return r;
+}
+/* The same through fp_inv_w4. */
+static __device__ __forceinline__ fp2_t fp2_inv_w4(fp2_t a)
+{
+    fp_t n = fp_inv_w4(fp_add(fp_sqr(a.c0), fp_sqr(a.c1)));
     fp2_t r = {fp_mul(a.c0, n), fp_neg(fp_mul(a.c1, n))};
     return r;
 }

@@ -88,6 +88,9 @@ typedef struct {
 #define BA_G 16u
 #define BA_TOP 2048u
 #define BA_MAXT 8
+/* The last levels in XYZZ (see _acc_affine) from these. */
+#define BA_TAIL_K 256u
+#define BA_TAIL_N ((size_t)1 << 20)
 
 /* Where the batch-affine arrays of one window chunk lie in one allocation:
  * level outputs X (level 1, 3, ...) and Y (2, 4, ...) with their bucket
@@ -98,6 +101,7 @@ typedef struct {
 typedef struct {
     size_t x, y, pre, tv[BA_MAXT], tp[BA_MAXT], bidx, bidy, task, sa, sb, kn, mx, bytes;
     unsigned b, threads; /* outputs per thread, threads per block of a level's passes */
+    int tail;            /* finish in XYZZ (BA_TAIL_*); CUZK_GPU_MSM_BA_TAIL=0: never */
 } ba_layout;
 
 static size_t ba_align(size_t x)
@@ -110,6 +114,8 @@ static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, si
     const char *eb = getenv("CUZK_GPU_MSM_BA_B"), *et = getenv("CUZK_GPU_MSM_BA_THREADS");
     L->b = eb && atoi(eb) >= 1 && atoi(eb) <= 64 ? (unsigned)atoi(eb) : BA_B;
     L->threads = et && atoi(et) == 64 ? 64u : 128u; /* BA_BOUNDS allows 128 */
+    const char *tl = getenv("CUZK_GPU_MSM_BA_TAIL");
+    L->tail = !(tl && !strcmp(tl, "0"));
     /* a level's outputs: at most half its inputs plus half a point per
      * bucket (odd counts), so level 1 <= pairs/2 + nb, level 2 <= pairs/4 + nb */
     size_t n1 = pairs / 2 + nb, n2 = pairs / 4 + nb, o = 0, c = (n1 + L->b - 1) / L->b;

@@ -322,11 +322,12 @@ __global__ void PN(_k_ba_inv)(FD_T *v, size_t n)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n)
-        v[i] = FD(_inv)(v[i]);
+        v[i] = FD(_inv_w4)(v[i]);
 }
 
-/* Each bucket's last point (at most one) as an XYZZ partial sum for the
- * bucket reduction: partial[b], off[b] = b, kcount[b] = 0 or 1. */
+/* Each bucket's remaining points (at most BA_TAIL_K, one thread per
+ * bucket, XYZZ += affine) as an XYZZ partial sum for the bucket reduction:
+ * partial[b], off[b] = b, kcount[b] = the count (0: empty). */
 __global__ void PN(_k_ba_final)(const AFF *bases, const uint32_t *vals, const AFF *pts,
                                 const uint32_t *S, size_t nb, XYZZ *partial, uint32_t *off,
                                 uint32_t *kcount)
@@ -337,8 +338,12 @@ __global__ void PN(_k_ba_final)(const AFF *bases, const uint32_t *vals, const AF
     uint32_t k = S[b + 1] - S[b];
     off[b] = (uint32_t)b;
     kcount[b] = k;
-    if (k)
-        partial[b] = PN(_from_aff)(PN(_ba_pt)(bases, vals, pts, S[b]));
+    if (!k)
+        return;
+    XYZZ acc = PN(_from_aff)(PN(_ba_pt)(bases, vals, pts, S[b]));
+    for (uint32_t j = 1; j < k; j++)
+        acc = PN(_add_aff)(acc, PN(_ba_pt)(bases, vals, pts, (size_t)S[b] + j));
+    partial[b] = acc;
 }
 
 /* Host: XYZZ -> blst Jacobian without an inversion: with ZZ = z^2,
@@ -434,6 +439,13 @@ static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_
     const AFF *pts = NULL;
     unsigned lvl = 0;
     while (maxk > 1) {
+        /* the tail in XYZZ (_k_ba_final): once a bucket has at most
+         * BA_TAIL_K points and the level at most BA_TAIL_N more entries
+         * than buckets, the levels left would cost more in their fixed
+         * part (an inversion chain, launches, a host round trip: ~0.5 ms
+         * each) than the additions */
+        if (L->tail && maxk <= BA_TAIL_K && n <= nb + BA_TAIL_N)
+            break;
         k_ba_halve<<<nbl, 256, 0, st>>>(S, nb, kn);
         e = cub::DeviceScan::ExclusiveSum(cub_tmp, cub_bytes, kn, Sn, nb + 1, st);
         if (e == cudaSuccess)

@@ -260,10 +260,13 @@ static void test_msm_exceptional(size_t n, int g2)
  * of 2^12. */
 static void test_msm_accumulations(void)
 {
-    const char *acc[] = {"affine", "xyzz"};
-    for (int a = 0; a < 2; a++) {
+    const char *acc[] = {"affine", "xyzz", "affine"};
+    for (int a = 0; a < 3; a++) {
         setenv("CUZK_GPU_MSM_ACC", acc[a], 1);
         setenv("CUZK_GPU_MSM_ONES", acc[a], 1);
+        /* the batch-affine levels to the end, then with their tail in XYZZ
+         * (which takes these small MSMs from the first level) */
+        setenv("CUZK_GPU_MSM_BA_TAIL", a ? "1" : "0", 1);
         size_t ns[] = {2, 7, 1000, 65543, 300007};
         for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
             test_msm_exceptional(ns[i], 0);
@@ -273,6 +276,7 @@ static void test_msm_accumulations(void)
             test_msm_g2(ns[i] / 4 + 2, 1, 4);
         }
     }
+    unsetenv("CUZK_GPU_MSM_BA_TAIL");
     setenv("CUZK_GPU_MSM_ACC", "affine", 1);
     setenv("CUZK_GPU_MSM_SCRATCH_GIB", "1", 1);
     test_msm_g1((size_t)1 << 22, 0, 4);
@@ -558,7 +562,9 @@ int main(void)
      * batch-affine one forced */
     setenv("CUZK_GPU_MSM_ACC", "affine", 1);
     setenv("CUZK_GPU_MSM_ONES", "affine", 1);
+    setenv("CUZK_GPU_MSM_BA_TAIL", "0", 1); /* every level affine */
     test_prove(cpu, cuda, 40000);
+    unsetenv("CUZK_GPU_MSM_BA_TAIL");
     unsetenv("CUZK_GPU_MSM_ONES");
     unsetenv("CUZK_GPU_MSM_ACC");
     cuzk_backend_close(cpu);
