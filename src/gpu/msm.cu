@@ -24,11 +24,15 @@
  *    Batch-affine (from AFFINE_MIN entries, where it measured faster): in
  *    levels, each bucket's points are added in pairs in affine form
  *    (l = (yq - yp)/(xq - xp), 2M + 1S), so a bucket of k points has
- *    ceil(k/2) after a level, until one is left. The inversions of a level
- *    are shared (Montgomery's trick): a forward pass stores each thread's
- *    running product of its B denominators, a tree of products (fan-in
- *    G) over the threads' products ends in at most TOP elements inverted
- *    one per thread, and a backward pass turns the inverse of each
+ *    ceil(k/2) after a level; once every bucket has at most BA_TAIL_K
+ *    points and a level little more than one entry per bucket, one thread
+ *    per bucket adds what is left in XYZZ (each level skipped saves an
+ *    inversion chain and a pass over every bucket). The inversions of a
+ *    level are shared (Montgomery's trick): a forward pass stores each
+ *    thread's running product of its B denominators, a tree of products
+ *    (fan-in G) over the threads' products ends in at most TOP elements
+ *    inverted one per thread (4-bit windows), and a backward pass turns the
+ *    inverse of each
  *    product into each denominator's (2M) before adding. About 5M + 1S per
  *    addition against 8M + 2S for XYZZ += affine, for two reads of each
  *    pair and a write of the sum per level. Each pair decides its case:
