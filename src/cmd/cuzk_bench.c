@@ -342,6 +342,9 @@ static int bench_gpu(int argc, char **argv, int mode)
     cuzk_gpu *g;
     char desc[256];
     cuzk_err e;
+    uint64_t ones = 0; /* gpu-msm --ones: checked before the GPU is opened */
+    if (mode == GPU_MSM && (e = uint_arg(argc, argv, "--ones", 0, 0, 100, &ones)))
+        return die("gpu-msm", e);
     const char *dev = arg(argc, argv, "--device", "0");
     int ord = atoi(dev);
     if (dev[0] < '0' || dev[0] > '9')
@@ -365,14 +368,11 @@ static int bench_gpu(int argc, char **argv, int mode)
         if (hi < lo || hi - lo >= 32)
             return die("gpu-msm", cuzk_fail(CUZK_EINVAL, "bad --log-lo/--log-hi"));
         int cross = flag(argc, argv, "--cross-check");
-        int ones = atoi(arg(argc, argv, "--ones", "0"));
-        if (ones < 0 || ones > 100)
-            return die("gpu-msm", cuzk_fail(CUZK_EINVAL, "--ones takes a percentage, 0..100"));
         if ((e = cuzk_gpu_bench_msm(g, g2, lo, hi, reps, cross, (unsigned)ones, ms)))
             return die("gpu-msm", e);
         for (unsigned l = lo; l <= hi; l++) {
-            printf("gpu-msm group=%s log_n=%u ones_pct=%d reps=%d device_ms=%.2f", g2 ? "g2" : "g1",
-                   l, ones, reps, ms[l - lo]);
+            printf("gpu-msm group=%s log_n=%u ones_pct=%u reps=%d device_ms=%.2f", g2 ? "g2" : "g1",
+                   l, (unsigned)ones, reps, ms[l - lo]);
             if (l == lo)
                 printf(" checked_vs_cpu=yes cpu_check_log=%u", lo < 20 ? lo : 20);
             printf("%s\n", cross ? " cross_checked=yes" : "");
@@ -435,7 +435,7 @@ static const struct {
      "synth-witness --log K [--public N] [--seed S] [--reps R] [--compare]", 0},
     {"gpu-ntt", "the four NTTs on a GPU (device time)", "gpu-ntt --log K [--reps R] [--device N]",
      0},
-    {"gpu-msm", "dense GPU MSMs of 2^A..2^B points (device time)",
+    {"gpu-msm", "dense GPU MSMs of 2^A..2^B points, P % of the scalars 1 (device time)",
      "gpu-msm --log-lo A --log-hi B [--g2] [--reps R] [--cross-check] [--ones P] [--device N]", 0},
     {"gpu-h", "H on a GPU from host vectors (copies and kernels)",
      "gpu-h --log K [--reps R] [--device N]", 0},

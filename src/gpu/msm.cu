@@ -32,8 +32,8 @@
  *    thread's running product of its B denominators, a tree of products
  *    (fan-in G) over the threads' products ends in at most TOP elements
  *    inverted one per thread (4-bit windows), and a backward pass turns the
- *    inverse of each
- *    product into each denominator's (2M) before adding. About 5M + 1S per
+ *    inverse of each product into each denominator's (2M) before adding.
+ *    About 5M + 1S per
  *    addition against 8M + 2S for XYZZ += affine, for two reads of each
  *    pair and a write of the sum per level. Each pair decides its case:
  *    equal points take the tangent (d = 2y), and a pair with a point at
@@ -85,9 +85,9 @@ typedef struct {
 } msm_plan;
 
 /* Batch-affine accumulation: outputs per thread of a level (B, default;
- * CUZK_GPU_MSM_BA_B=1..64 and CUZK_GPU_MSM_BA_THREADS=64 for tuning), fan-in of the product tree
- * (G), the tree's top inverted one element per thread (at most TOP elements), tree levels at most
- * MAXT. */
+ * CUZK_GPU_MSM_BA_B=1..64 and CUZK_GPU_MSM_BA_THREADS=64 for tuning),
+ * fan-in of the product tree (G), the tree's top inverted one element per
+ * thread (at most TOP elements), tree levels at most MAXT. */
 #define BA_B 8u
 #define BA_G 16u
 #define BA_TOP 2048u
@@ -153,6 +153,18 @@ static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, si
     L->bytes = o;
 }
 
+/* The scratch one MSM may use, from free_b free device bytes: at most
+ * 80% of them and at most CUZK_GPU_MSM_SCRATCH_GIB (default 40; more
+ * windows per chunk gain little, and the scratch is kept for the next
+ * MSM). */
+static size_t msm_scratch_avail(size_t free_b)
+{
+    size_t avail = (size_t)((double)free_b * 0.8);
+    const char *cap_env = getenv("CUZK_GPU_MSM_SCRATCH_GIB");
+    size_t cap = (size_t)(cap_env && atoi(cap_env) > 0 ? atoi(cap_env) : 40) << 30;
+    return avail < cap ? avail : cap;
+}
+
 /* Cost model: nw * (m bucket additions + 8 per bucket for the reduction:
  * the H200 profile gave ~1.1 ns per entry and ~8.7 ns per bucket); c in
  * [4, 20]. Chunk so that pairs and buckets fit in ~80% of free memory,
@@ -178,15 +190,8 @@ static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes, size_t aff_byte
     if (env && atoi(env) >= 4 && atoi(env) <= 22)
         p->c = (unsigned)atoi(env);
     p->nw = (256 + p->c - 1) / p->c;
-    /* the scratch of one MSM: at most 80% of the free memory and at most
-     * CUZK_GPU_MSM_SCRATCH_GIB (default 40; more windows per chunk gain
-     * little, and the scratch is kept for the next MSM) */
-    size_t nbw = (size_t)1 << (p->c - 1), avail = (size_t)(free_b * 0.8);
-    const char *cap_env = getenv("CUZK_GPU_MSM_SCRATCH_GIB");
-    size_t cap = (size_t)(cap_env && atoi(cap_env) > 0 ? atoi(cap_env) : 40) << 30;
-    if (avail > cap)
-        avail = cap;
-    avail /= workers; /* each worker's chunks have their own scratch */
+    size_t nbw = (size_t)1 << (p->c - 1);
+    size_t avail = msm_scratch_avail(free_b) / workers; /* a scratch per worker */
     /* per window: pairs and sort scratch, bucket bounds, the reduction's
      * segments; XYZZ: work items (at most m/16 plus one per bucket) with
      * their partial sums; batch-affine: its level arrays and one partial

@@ -220,10 +220,13 @@ __global__ void BA_BOUNDS PN(_k_ba_fwd)(const AFF *bases, const uint32_t *vals, 
             /* x alone decides unless an x is 0 (infinity is (0, 0), but
              * x = 0 is also on the curve) or both are equal */
             FD_T xp = PN(_ba_x)(bases, vals, pts, in0), xq = PN(_ba_x)(bases, vals, pts, in0 + 1);
-            if (FD(_is_zero)(xp) | FD(_is_zero)(xq) | FD(_eq)(xp, xq))
-                PN(_ba_den)
-            (PN(_ba_pt)(bases, vals, pts, in0), PN(_ba_pt)(bases, vals, pts, in0 + 1), 1, &d);
-            else d = FD(_sub)(xq, xp);
+            if (FD(_is_zero)(xp) | FD(_is_zero)(xq) | FD(_eq)(xp, xq)) {
+                AFF p = PN(_ba_pt)(bases, vals, pts, in0),
+                    q = PN(_ba_pt)(bases, vals, pts, in0 + 1);
+                PN(_ba_den)(p, q, 1, &d);
+            } else {
+                d = FD(_sub)(xq, xp);
+            }
         }
         acc = s ? FD(_mul)(acc, d) : d;
         pre[t] = acc;
@@ -366,7 +369,7 @@ static void PN(_xyzz_to_host)(H_PT *r, const XYZZ *p)
     H_FP_MUL(&r->y, Y, &t);
 }
 
-/* The ones' sum at res on the device, as a host point. */
+/* The point at res on the device, as a host point (g->stream). */
 static cuzk_err PN(_sum_to_host)(cuzk_gpu *g, const XYZZ *res, H_PT *out)
 {
     XYZZ h;
@@ -511,19 +514,16 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
     size_t free_b = 0, total_b = 0;
     *done = 0;
     cudaMemGetInfo(&free_b, &total_b);
-    size_t avail = (size_t)((double)(free_b + gpu_arena_idle_bytes(g)) * 0.8);
-    const char *cap_env = getenv("CUZK_GPU_MSM_SCRATCH_GIB");
-    size_t cap = (size_t)(cap_env && atoi(cap_env) > 0 ? atoi(cap_env) : 40) << 30;
-    if (avail > cap)
-        avail = cap;
-    /* CUZK_GPU_MSM_ONES_PIECE=log2 caps the piece (tests, tuning) */
+    size_t avail = msm_scratch_avail(free_b + gpu_arena_idle_bytes(g));
+    /* pieces of at most 2^26 entries, or CUZK_GPU_MSM_ONES_PIECE=log2 (tests,
+     * tuning), and no larger than the list needs */
     const char *pe = getenv("CUZK_GPU_MSM_ONES_PIECE");
     unsigned lp = pe && atoi(pe) >= ONES_LOG && atoi(pe) <= 26 ? (unsigned)atoi(pe) : 26;
     size_t piece = (size_t)1 << lp, nbp = 0, cub_bytes = 0, part[4] = {0}, total = 0;
+    while (piece / 2 >= n_ones)
+        piece /= 2;
     ba_layout BL;
     for (;; piece /= 2) {
-        if (piece > n_ones && piece / 2 >= n_ones)
-            continue;
         nbp = (piece + ((size_t)1 << ONES_LOG) - 1) >> ONES_LOG;
         cub_bytes = 0;
         cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, (uint32_t *)0, (uint32_t *)0, nbp + 1,
