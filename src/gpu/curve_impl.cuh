@@ -146,6 +146,61 @@ static __device__ __noinline__ XYZZ PN(_add)(XYZZ p, XYZZ q)
     return r;
 }
 
+/* *acc += *q, inline, for kernels that keep one accumulator and read the
+ * other operand from memory: q's coordinates are read where they are first
+ * used and each of acc's dies as soon as it has been multiplied, so the
+ * two points are never whole in registers at once (a G2 point is 96
+ * registers; the by-value PN(_add) spills). Same formulas and results as
+ * PN(_add). */
+static __device__ __forceinline__ void PN(_add_to)(XYZZ *acc, const XYZZ *q)
+{
+    FE qZZ = q->ZZ;
+    if (F(_is_zero)(qZZ))
+        return;
+    if (PN(_is_inf)(*acc)) {
+        *acc = *q;
+        return;
+    }
+    FE U1 = F(_mul)(acc->X, qZZ);
+    FE U2 = F(_mul)(q->X, acc->ZZ);
+    FE zz = F(_mul)(acc->ZZ, qZZ);
+    FE qZZZ = q->ZZZ;
+    FE S1 = F(_mul)(acc->Y, qZZZ);
+    FE S2 = F(_mul)(q->Y, acc->ZZZ);
+    FE zzz = F(_mul)(acc->ZZZ, qZZZ);
+    FE P = F(_sub)(U2, U1);
+    FE R = F(_sub)(S2, S1);
+    if (F(_is_zero)(P)) {
+        *acc = F(_is_zero)(R) ? PN(_dbl)(*q) : PN(_inf)();
+        return;
+    }
+    FE PP = F(_sqr)(P);
+    FE PPP = F(_mul)(P, PP);
+    FE Q = F(_mul)(U1, PP);
+    acc->ZZ = F(_mul)(zz, PP);
+    acc->ZZZ = F(_mul)(zzz, PPP);
+    acc->X = F(_sub)(F(_sub)(F(_sqr)(R), PPP), F(_dbl)(Q));
+    acc->Y = F(_sub)(F(_mul)(R, F(_sub)(Q, acc->X)), F(_mul)(S1, PPP));
+}
+
+/* *p = 2 *p, inline (PN(_dbl) for one-accumulator kernels). */
+static __device__ __forceinline__ void PN(_dbl_to)(XYZZ *p)
+{
+    if (PN(_is_inf)(*p))
+        return;
+    FE U = F(_dbl)(p->Y);
+    FE V = F(_sqr)(U);
+    FE W = F(_mul)(U, V);
+    FE S = F(_mul)(p->X, V);
+    FE M = F(_sqr)(p->X);
+    M = F(_add)(F(_dbl)(M), M);
+    p->ZZ = F(_mul)(V, p->ZZ);
+    p->ZZZ = F(_mul)(W, p->ZZZ);
+    FE Y = F(_mul)(W, p->Y);
+    p->X = F(_sub)(F(_sqr)(M), F(_dbl)(S));
+    p->Y = F(_sub)(F(_mul)(M, F(_sub)(S, p->X)), Y);
+}
+
 /* Affine form by one field inversion (Fermat); infinity gives (0, 0). */
 static __device__ __noinline__ AFF PN(_to_aff)(XYZZ p)
 {

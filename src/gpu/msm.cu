@@ -31,7 +31,8 @@
  *    level are shared (Montgomery's trick): a forward pass stores each
  *    thread's running product of its B denominators, a tree of products
  *    (fan-in G) over the threads' products ends in at most TOP elements
- *    inverted one per thread (4-bit windows), and a backward pass turns the
+ *    inverted one per thread (binary extended Euclid, fp_inv_bgcd: its
+ *    latency is the level's fixed cost), and a backward pass turns the
  *    inverse of each product into each denominator's (2M) before adding.
  *    About 5M + 1S per
  *    addition against 8M + 2S for XYZZ += affine, for two reads of each
@@ -51,6 +52,11 @@
  *    Reduction: one thread per segment of 32
  *    buckets computes the segment's share of sum_j (j+1) B_j by running
  *    sums; a tree of additions reduces segments to one sum per window.
+ *    After the batch-affine levels (a sum per bucket at partial[b]) this
+ *    takes two kernels that keep one accumulator each and read the other
+ *    operand from memory (_add_to): the segment's suffix sums in place,
+ *    then their sum plus the segment offset times its total; one kernel
+ *    with both running sums live spilled (G2: 5.5 KB of stack a thread).
  *    The window sums (a few dozen points) are combined on the host by
  *    Horner's rule with blst: c doublings per window, microseconds.
  * Windows are processed in chunks sized to the free device memory (at most

@@ -35,7 +35,7 @@ __global__ void PN(_k_sum_groups)(const XYZZ *in, size_t groups, size_t k_in, un
     size_t lo = o * f, hi = lo + f < k_in ? lo + f : k_in;
     XYZZ acc = PN(_inf)();
     for (size_t p = lo; p < hi; p++)
-        acc = PN(_add)(acc, in[gi * k_in + p]);
+        PN(_add_to)(&acc, &in[gi * k_in + p]);
     out[t] = acc;
 }
 
@@ -108,8 +108,11 @@ __global__ void PN(_k_item_combine)(XYZZ *partial, const uint32_t *item_bucket, 
     if (it >= nitems)
         return;
     uint32_t b = item_bucket[it], q = (uint32_t)it - off[b];
-    if (q % (2 * s) == 0 && q + s < kcount[b])
-        partial[it] = PN(_add)(partial[it], partial[it + s]);
+    if (q % (2 * s) == 0 && q + s < kcount[b]) {
+        XYZZ a = partial[it];
+        PN(_add_to)(&a, &partial[it + s]);
+        partial[it] = a;
+    }
 }
 
 /* One thread per segment of L buckets of a window: the running-sum
@@ -138,6 +141,52 @@ __global__ void PN(_k_bucket_reduce)(const XYZZ *partial, const uint32_t *off,
                 M = PN(_add)(M, S);
         }
         T = PN(_add)(T, M);
+    }
+    out[t] = T;
+}
+
+/* The bucket reduction of the batch-affine path in two kernels that each
+ * keep one accumulator (the one above keeps two and spills, badly for G2).
+ * There bucket b's sum is partial[b] (kcount[b] = 0: empty). With the
+ * suffix sums S_j = sum of B_i for i >= j within a segment of L buckets,
+ * the segment's share sum_j (j - lo + 1) B_j is sum_j S_j, and the offset
+ * lo adds lo * S_lo. First each segment's suffix sums, in place: */
+__global__ void PN(_k_bucket_suffix)(XYZZ *partial, const uint32_t *kcount, size_t nw, size_t nbw,
+                                     size_t L)
+{
+    size_t nseg = nbw / L, t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (t >= nw * nseg)
+        return;
+    size_t base = (t / nseg) * nbw + (t % nseg) * L;
+    XYZZ S = PN(_inf)();
+    for (size_t j = L; j-- > 0;) {
+        if (kcount[base + j])
+            PN(_add_to)(&S, &partial[base + j]);
+        partial[base + j] = S;
+    }
+}
+
+/* ... then out[t] = sum_j S_j + lo * S_lo for segment t. */
+__global__ void PN(_k_bucket_segsum)(const XYZZ *partial, size_t nw, size_t nbw, size_t L,
+                                     XYZZ *out)
+{
+    size_t nseg = nbw / L, t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (t >= nw * nseg)
+        return;
+    size_t lo = (t % nseg) * L, base = (t / nseg) * nbw + lo;
+    XYZZ T = PN(_inf)();
+    for (size_t j = 0; j < L; j++)
+        PN(_add_to)(&T, &partial[base + j]);
+    if (lo) {
+        out[t] = T;
+        XYZZ M = PN(_inf)();
+        for (int bit = 63 - __clzll((long long)lo); bit >= 0; bit--) {
+            PN(_dbl_to)(&M);
+            if ((lo >> bit) & 1)
+                PN(_add_to)(&M, &partial[base]);
+        }
+        PN(_add_to)(&M, &out[t]);
+        T = M;
     }
     out[t] = T;
 }
@@ -325,7 +374,7 @@ __global__ void PN(_k_ba_inv)(FD_T *v, size_t n)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n)
-        v[i] = FD(_inv_w4)(v[i]);
+        v[i] = FD(_inv_bgcd)(v[i]);
 }
 
 /* Each bucket's remaining points (at most BA_TAIL_K, one thread per
@@ -689,8 +738,13 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
                     partial, item_bucket, off, kcount, sp, nitems);
             prof_mark(&pf, st, "combine");
         }
-        PN(_k_bucket_reduce)<<<(unsigned)((nwc * nseg + 63) / 64), 64, 0, st>>>(
-            partial, off, kcount, nwc, nbw, L, segs);
+        unsigned rgrid = (unsigned)((nwc * nseg + 63) / 64);
+        if (pl.affine) {
+            PN(_k_bucket_suffix)<<<rgrid, 64, 0, st>>>(partial, kcount, nwc, nbw, L);
+            PN(_k_bucket_segsum)<<<rgrid, 64, 0, st>>>(partial, nwc, nbw, L, segs);
+        } else {
+            PN(_k_bucket_reduce)<<<rgrid, 64, 0, st>>>(partial, off, kcount, nwc, nbw, L, segs);
+        }
         prof_mark(&pf, st, "reduce");
         if ((rc = PN(_reduce_groups)(st, segs, segs + nwc * nseg, nwc, nseg, &res)))
             break;

@@ -47,6 +47,10 @@ static uint64_t rnd(void)
 
 #define NF 4096 /* random pairs; the first entries are edge values */
 enum { OP_MUL, OP_SQR, OP_ADD, OP_SUB, OP_NEG, OP_DBL, OP_EXTRA, NOPS };
+#define NEDGE 6
+/* Cases inverted by the binary GCD: every edge value as a (i < NEDGE^2 with
+ * i % NEDGE == 1), every 16th + 8th case and every 64th + 32nd. */
+#define BGCD_CASE(i) (((i) < NEDGE * NEDGE && (i) % NEDGE == 1) || (i) % 16 == 8 || (i) % 64 == 32)
 
 __global__ void k_fp(const fp_t *a, const fp_t *b, fp_t *out, int n)
 {
@@ -60,10 +64,9 @@ __global__ void k_fp(const fp_t *a, const fp_t *b, fp_t *out, int n)
     out[NOPS * i + OP_SUB] = fp_sub(x, y);
     out[NOPS * i + OP_NEG] = fp_neg(x);
     out[NOPS * i + OP_DBL] = fp_dbl(x);
-    /* inversions: bit by bit on every 64th case, 4-bit windows on every
-     * 64th + 32nd */
+    /* inversions: Fermat on every 64th case, binary GCD on BGCD_CASE */
     out[NOPS * i + OP_EXTRA] = i % 64 == 0    ? fp_inv(x)
-                               : i % 64 == 32 ? fp_inv_w4(x)
+                               : BGCD_CASE(i) ? fp_inv_bgcd(x)
                                               : fp_from_mont(x);
 }
 
@@ -95,7 +98,7 @@ __global__ void k_fp2(const fp2_t *a, const fp2_t *b, fp2_t *out, int n)
     out[NOPS * i + OP_NEG] = fp2_neg(x);
     out[NOPS * i + OP_DBL] = fp2_dbl(x);
     out[NOPS * i + OP_EXTRA] = i % 64 == 0    ? fp2_inv(x)
-                               : i % 64 == 32 ? fp2_inv_w4(x)
+                               : BGCD_CASE(i) ? fp2_inv_bgcd(x)
                                               : fp2_mul(x, x);
 }
 
@@ -151,7 +154,6 @@ static void fr_heavy(blst_fr *r)
 
 /* Edge values as raw Montgomery limbs: 0, 1 (raw), p-1 (raw), the
  * Montgomery one, minus one, 2^(bits-2). */
-#define NEDGE 6
 static void fp_edges(blst_fp e[NEDGE])
 {
     uint64_t one[6] = {1, 0, 0, 0, 0, 0};
@@ -234,10 +236,10 @@ static void test_fp(void)
         check(!memcmp(&r, &out[NOPS * i + OP_NEG], sizeof r), "fp neg", i);
         blst_fp_add(&r, &a[i], &a[i]);
         check(!memcmp(&r, &out[NOPS * i + OP_DBL], sizeof r), "fp dbl", i);
-        if (i % 32 == 0) {
+        if (i % 64 == 0 || BGCD_CASE(i)) {
             blst_fp_inverse(&r, &a[i]);
             check(!memcmp(&r, &out[NOPS * i + OP_EXTRA], sizeof r),
-                  i % 64 ? "fp inv (4-bit windows)" : "fp inv", i);
+                  BGCD_CASE(i) ? "fp inv (binary gcd)" : "fp inv", i);
         } else {
             uint64_t canon[6];
             blst_uint64_from_fp(canon, &a[i]);
@@ -328,7 +330,7 @@ static void test_fp2(void)
         check(!memcmp(&r, &out[NOPS * i + OP_NEG], sizeof r), "fp2 neg", i);
         blst_fp2_add(&r, &a[i], &a[i]);
         check(!memcmp(&r, &out[NOPS * i + OP_DBL], sizeof r), "fp2 dbl", i);
-        if (i % 32 == 0)
+        if (i % 64 == 0 || BGCD_CASE(i))
             blst_fp2_inverse(&r, &a[i]);
         else
             blst_fp2_mul(&r, &a[i], &a[i]);
