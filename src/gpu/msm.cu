@@ -13,10 +13,12 @@
  *    groups of 2^10 that play the buckets, the groups' sums added by a
  *    tree); fewer, each thread sums 64 listed bases with mixed XYZZ
  *    additions, then a tree of XYZZ additions reduces the partial sums.
- * 3. Pippenger over the significant entries: signed c-bit digits
- *    (d in [-2^(c-1), 2^(c-1)], a carry into the next window), so a window
- *    has 2^(c-1) buckets and a negative digit adds the negated base; c is
- *    chosen for the size (msm_choose). For each window chunk: one (key,
+ * 3. Pippenger over the significant entries: signed digits (a c-bit
+ *    window has d in [-2^(c-1), 2^(c-1)], a carry into the next), so a
+ *    window has 2^(c-1) buckets and a negative digit adds the negated
+ *    base. The nw windows (chosen for the size, msm_choose) split 256
+ *    bits evenly: c bits for some, c - 1 for the rest, so no window is
+ *    left with a few crowded buckets. For each window chunk: one (key,
  *    value) pair per entry and window, key = window and bucket, value =
  *    base index and sign; a CUB radix sort over the key bits only groups
  *    them by bucket; k_msm_bounds finds each bucket's run. Then one of two
@@ -53,10 +55,13 @@
  *    buckets computes the segment's share of sum_j (j+1) B_j by running
  *    sums; a tree of additions reduces segments to one sum per window.
  *    After the batch-affine levels (a sum per bucket at partial[b]) this
- *    takes two kernels that keep one accumulator each and read the other
+ *    takes kernels that keep one accumulator each and read the other
  *    operand from memory (_add_to): the segment's suffix sums in place,
- *    then their sum plus the segment offset times its total; one kernel
- *    with both running sums live spilled (G2: 5.5 KB of stack a thread).
+ *    then their sum; the segments' offsets (segment s adds 32 s times its
+ *    total) are the same reduction one level up, over runs of 16 segment
+ *    totals, so the double-and-add for an offset is done once a run
+ *    instead of once a segment. One kernel with both running sums live
+ *    spilled (G2: 5.5 KB of stack a thread).
  *    The window sums (a few dozen points) are combined on the host by
  *    Horner's rule with blst: c doublings per window, microseconds.
  * Windows are processed in chunks sized to the free device memory (at most
@@ -84,10 +89,11 @@
 #include "gpu_internal.h"
 
 typedef struct {
-    unsigned c;  /* window bits */
-    unsigned nw; /* windows: c * nw >= 256 leaves room for the last carry */
-    unsigned wb; /* windows per chunk (memory) */
-    int affine;  /* batch-affine accumulation (else XYZZ chunks) */
+    unsigned c;   /* bits of the widest window: 2^(c-1) buckets a window */
+    unsigned nw;  /* windows, together exactly 256 bits (room for the last carry) */
+    unsigned nhi; /* windows 0 .. nhi-1 have c bits, the others c - 1 */
+    unsigned wb;  /* windows per chunk (memory) */
+    int affine;   /* batch-affine accumulation (else XYZZ chunks) */
 } msm_plan;
 
 /* Batch-affine accumulation: outputs per thread of a level (B, default;
@@ -171,8 +177,20 @@ static size_t msm_scratch_avail(size_t free_b)
     return avail < cap ? avail : cap;
 }
 
-/* Cost model: nw * (m bucket additions + 8 per bucket for the reduction:
- * the H200 profile gave ~1.1 ns per entry and ~8.7 ns per bucket); c in
+/* The windows split 256 bits as evenly as nw windows can: c = ceil(256 /
+ * nw) bits for the first nhi, c - 1 for the rest. Uniform windows of c
+ * bits would leave the top one a few bits and so a few crowded buckets
+ * (c = 19: 2^8 buckets of 2^16 entries at 2^24), whose last points one
+ * thread each adds in sequence. */
+static void msm_windows(msm_plan *p, unsigned nw)
+{
+    p->nw = nw;
+    p->c = (256 + nw - 1) / nw;
+    p->nhi = 256 - nw * (p->c - 1);
+}
+
+/* Cost model: nw * m bucket additions + 8 per bucket for the reduction
+ * (the H200 profile gave ~1.1 ns per entry and ~8.7 ns per bucket); c in
  * [4, 20]. Chunk so that pairs and buckets fit in ~80% of free memory,
  * shared by the workers (each with its own chunk in flight);
  * the batch-affine accumulation from affine_min entries (where it measured
@@ -182,20 +200,29 @@ static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes, size_t aff_byte
                        size_t free_b, size_t affine_min, unsigned workers)
 {
     double best = 0;
-    p->c = 4;
-    for (unsigned c = 4; c <= 20; c++) {
-        unsigned nw = (256 + c - 1) / c;
-        double cost = (double)nw * ((double)m + 8.0 * (double)((size_t)1 << (c - 1)));
-        if (c == 4 || cost < best) {
+    unsigned best_nw = 64;
+    for (unsigned nw = 13; nw <= 64; nw++) { /* c = 20 .. 4 */
+        msm_plan q;
+        msm_windows(&q, nw);
+        double buckets = (double)q.nhi * (double)((size_t)1 << (q.c - 1)) +
+                         (double)(nw - q.nhi) * (double)((size_t)1 << (q.c - 2));
+        double cost = (double)nw * (double)m + 8.0 * buckets;
+        if (nw == 13 || cost <= best) { /* a tie: the narrower windows */
             best = cost;
-            p->c = c;
+            best_nw = nw;
         }
     }
-    /* CUZK_GPU_MSM_WINDOW=c (4..22) overrides the choice, for tuning. */
+    /* CUZK_GPU_MSM_WINDOW=c (4..22) sets the windows to ceil(256 / c), for
+     * tuning. */
     const char *env = getenv("CUZK_GPU_MSM_WINDOW");
     if (env && atoi(env) >= 4 && atoi(env) <= 22)
-        p->c = (unsigned)atoi(env);
-    p->nw = (256 + p->c - 1) / p->c;
+        best_nw = (256 + (unsigned)atoi(env) - 1) / (unsigned)atoi(env);
+    msm_windows(p, best_nw);
+    /* CUZK_GPU_MSM_WINDOWS=uniform: every window c bits (the top one then
+     * short), for comparison */
+    const char *ue = getenv("CUZK_GPU_MSM_WINDOWS");
+    if (ue && !strcmp(ue, "uniform"))
+        p->nhi = p->nw;
     size_t nbw = (size_t)1 << (p->c - 1);
     size_t avail = msm_scratch_avail(free_b) / workers; /* a scratch per worker */
     /* per window: pairs and sort scratch, bucket bounds, the reduction's
@@ -345,24 +372,27 @@ __global__ void k_msm_classify(const fr_t *k, const uint64_t *dens, const uint32
 
 /* Signed digits of windows [w0, w0 + nw) of each canonical scalar. */
 __global__ void k_msm_digits(const fr_t *sk, const uint32_t *sidx, size_t m, unsigned c,
-                             unsigned w0, unsigned nw, uint32_t *keys, uint32_t *vals)
+                             unsigned nhi, unsigned w0, unsigned nw, uint32_t *keys, uint32_t *vals)
 {
     size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (e >= m)
         return;
     fr_t s = sk[e];
-    uint32_t idx = sidx[e], carry = 0, half = 1u << (c - 1), mask = (1u << c) - 1;
+    uint32_t idx = sidx[e], carry = 0;
     uint32_t sentinel = nw << (c - 1);
+    unsigned b = 0;
     for (unsigned w = 0; w < w0 + nw; w++) {
-        unsigned b = w * c, limb = b / 32, sh = b % 32;
+        unsigned cw = w < nhi ? c : c - 1, limb = b / 32, sh = b % 32;
+        uint32_t half = 1u << (cw - 1), mask = (1u << cw) - 1;
         uint64_t v = limb < 8 ? s.l[limb] : 0;
         if (limb + 1 < 8)
             v |= (uint64_t)s.l[limb + 1] << 32;
+        b += cw;
         uint32_t raw = (uint32_t)(v >> sh) & mask;
         raw += carry;
         int32_t d;
         if (raw > half) {
-            d = (int32_t)raw - (int32_t)(1u << c);
+            d = (int32_t)raw - (int32_t)(1u << cw);
             carry = 1;
         } else {
             d = (int32_t)raw;

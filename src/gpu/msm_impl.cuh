@@ -145,12 +145,13 @@ __global__ void PN(_k_bucket_reduce)(const XYZZ *partial, const uint32_t *off,
     out[t] = T;
 }
 
-/* The bucket reduction of the batch-affine path in two kernels that each
- * keep one accumulator (the one above keeps two and spills, badly for G2).
- * There bucket b's sum is partial[b] (kcount[b] = 0: empty). With the
- * suffix sums S_j = sum of B_i for i >= j within a segment of L buckets,
- * the segment's share sum_j (j - lo + 1) B_j is sum_j S_j, and the offset
- * lo adds lo * S_lo. First each segment's suffix sums, in place: */
+/* The bucket reduction of the batch-affine path in kernels that each keep
+ * one accumulator (the one above keeps two and spills, badly for G2).
+ * There bucket b's sum is partial[b] (kcount[b] = 0: empty). A window's
+ * nbw buckets are cut into segments of L; with the suffix sums S_j = sum
+ * of B_i for i >= j within segment s (lo = s L), the segment's share of
+ * sum_j (j + 1) B_j is sum_j S_j + lo T_s, T_s = S_lo its total. First
+ * each segment's suffix sums, in place: */
 __global__ void PN(_k_bucket_suffix)(XYZZ *partial, const uint32_t *kcount, size_t nw, size_t nbw,
                                      size_t L)
 {
@@ -166,29 +167,71 @@ __global__ void PN(_k_bucket_suffix)(XYZZ *partial, const uint32_t *kcount, size
     }
 }
 
-/* ... then out[t] = sum_j S_j + lo * S_lo for segment t. */
+/* ... then out[w * ko + s] = sum_j S_j for segment s of window w, plus
+ * lo T_s by double-and-add when offset is set (else _k_bucket_offsets
+ * adds the offsets) ... */
 __global__ void PN(_k_bucket_segsum)(const XYZZ *partial, size_t nw, size_t nbw, size_t L,
-                                     XYZZ *out)
+                                     size_t ko, int offset, XYZZ *out)
 {
     size_t nseg = nbw / L, t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (t >= nw * nseg)
         return;
-    size_t lo = (t % nseg) * L, base = (t / nseg) * nbw + lo;
-    XYZZ T = PN(_inf)();
+    size_t s = t % nseg, lo = s * L, base = (t / nseg) * nbw + lo;
+    XYZZ T = PN(_inf)(), *o = out + (t / nseg) * ko + s;
     for (size_t j = 0; j < L; j++)
         PN(_add_to)(&T, &partial[base + j]);
-    if (lo) {
-        out[t] = T;
+    if (offset && lo) {
+        *o = T;
         XYZZ M = PN(_inf)();
         for (int bit = 63 - __clzll((long long)lo); bit >= 0; bit--) {
             PN(_dbl_to)(&M);
             if ((lo >> bit) & 1)
                 PN(_add_to)(&M, &partial[base]);
         }
-        PN(_add_to)(&M, &out[t]);
+        PN(_add_to)(&M, o);
         T = M;
     }
-    out[t] = T;
+    *o = T;
+}
+
+/* ... and the offsets sum_s s L T_s, which are the same reduction one
+ * level up: one thread per run of L2 segments (first segment lo) forms
+ * the suffix sums R_i of their totals in place (T_{lo+i} at
+ * partial[(lo + i) L], its segment's first bucket), then sum_{i>=1} R_i +
+ * lo R_0 (double-and-add) = sum_i (lo + i) T_{lo+i}, times L (doublings),
+ * into out[w * ko + nseg + run]. With 2^18 buckets a window, segments of
+ * 32 and runs of 16, the double-and-add is done 512 times a window
+ * instead of 8192. */
+__global__ void PN(_k_bucket_offsets)(XYZZ *partial, size_t nw, size_t nbw, size_t L, size_t L2,
+                                      size_t ko, XYZZ *out)
+{
+    size_t nseg = nbw / L, nrun = nseg / L2, t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (t >= nw * nrun)
+        return;
+    size_t w = t / nrun, lo = (t % nrun) * L2;
+    XYZZ *p = partial + w * nbw + lo * L, *o = out + w * ko + nseg + t % nrun;
+    XYZZ R = PN(_inf)();
+    for (size_t i = L2; i-- > 0;) {
+        PN(_add_to)(&R, &p[i * L]);
+        p[i * L] = R;
+    }
+    XYZZ V = PN(_inf)();
+    for (size_t i = 1; i < L2; i++)
+        PN(_add_to)(&V, &p[i * L]);
+    if (lo) {
+        *o = V;
+        XYZZ M = PN(_inf)();
+        for (int bit = 63 - __clzll((long long)lo); bit >= 0; bit--) {
+            PN(_dbl_to)(&M);
+            if ((lo >> bit) & 1)
+                PN(_add_to)(&M, p);
+        }
+        PN(_add_to)(&M, o);
+        V = M;
+    }
+    for (size_t l = L; l > 1; l >>= 1)
+        PN(_dbl_to)(&V);
+    *o = V;
 }
 
 /* Benchmark bases: out[i] = A[i mod 2^logA] + B[i >> logA] in affine form
@@ -630,7 +673,7 @@ typedef struct {
     const AFF *bases;
     const uint32_t *sig_idx;
     const fr_t *sig_k;
-    size_t m, nbw, max_items, tmp_bytes, L, nseg;
+    size_t m, nbw, max_items, tmp_bytes, L, nseg, nrun;
     const msm_plan *plan;
     const ba_layout *BL;
     uint32_t K;
@@ -651,7 +694,7 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
     const fr_t *sig_k = w->sig_k;
     const size_t m = w->m, nbw = w->nbw, max_items = w->max_items;
     size_t tmp_bytes = w->tmp_bytes;
-    const size_t L = w->L, nseg = w->nseg;
+    const size_t L = w->L, nseg = w->nseg, nrun = w->nrun;
     const uint32_t K = w->K;
     const unsigned keybits = w->keybits;
     void **scratch = w->scratch;
@@ -681,8 +724,8 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
         msm_prof pf;
         prof_init(&pf);
         prof_mark(&pf, st, "start");
-        k_msm_digits<<<(unsigned)((m + 255) / 256), 256, 0, st>>>(sig_k, sig_idx, m, pl.c, w0, nwc,
-                                                                  keys, vals);
+        k_msm_digits<<<(unsigned)((m + 255) / 256), 256, 0, st>>>(sig_k, sig_idx, m, pl.c, pl.nhi,
+                                                                  w0, nwc, keys, vals);
         cudaError_t e = cub::DeviceRadixSort::SortPairs(scratch[2], tmp_bytes, keys, keys2, vals,
                                                         vals2, pairs, 0, (int)keybits, st);
         if (e != cudaSuccess) {
@@ -739,14 +782,21 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
             prof_mark(&pf, st, "combine");
         }
         unsigned rgrid = (unsigned)((nwc * nseg + 63) / 64);
+        size_t ko = nseg; /* reduction outputs a window */
         if (pl.affine) {
             PN(_k_bucket_suffix)<<<rgrid, 64, 0, st>>>(partial, kcount, nwc, nbw, L);
-            PN(_k_bucket_segsum)<<<rgrid, 64, 0, st>>>(partial, nwc, nbw, L, segs);
+            PN(_k_bucket_segsum)<<<rgrid, 64, 0, st>>>(partial, nwc, nbw, L, nseg + nrun, !nrun,
+                                                       segs);
+            if (nrun) {
+                ko += nrun;
+                PN(_k_bucket_offsets)<<<(unsigned)((nwc * nrun + 63) / 64), 64, 0, st>>>(
+                    partial, nwc, nbw, L, nseg / nrun, ko, segs);
+            }
         } else {
             PN(_k_bucket_reduce)<<<rgrid, 64, 0, st>>>(partial, off, kcount, nwc, nbw, L, segs);
         }
         prof_mark(&pf, st, "reduce");
-        if ((rc = PN(_reduce_groups)(st, segs, segs + nwc * nseg, nwc, nseg, &res)))
+        if ((rc = PN(_reduce_groups)(st, segs, segs + nwc * ko, nwc, ko, &res)))
             break;
         prof_mark(&pf, st, "tree");
         if (pf.on) {
@@ -849,7 +899,11 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
         /* Scratch for the largest chunk (wb windows), allocated once and
          * reused by every chunk. */
         size_t pmax = (size_t)pl.wb * m, nbmax = (size_t)pl.wb * nbw;
-        size_t L = nbw < 32 ? nbw : 32, nseg = nbw / L;
+        /* the reduction: segments of L buckets; after the batch-affine
+         * levels their offsets in runs of L2 segments (nrun a window) */
+        size_t L = nbw < 32 ? nbw : 32, nseg = nbw / L, L2 = nseg < 16 ? nseg : 16;
+        const char *re = getenv("CUZK_GPU_MSM_RUNS"); /* 0: offsets by double-and-add */
+        size_t nrun = pl.affine && nseg > 1 && !(re && !strcmp(re, "0")) ? nseg / L2 : 0;
         /* Entries per accumulation thread (XYZZ): 8..256, keeping >= 2^18
          * threads (several waves on the device) when there is work. */
         unsigned lK = 3;
@@ -876,7 +930,7 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
                           ba_align(tmp_bytes),
                           ba_align((4 * nbmax + 1) * sizeof(uint32_t)),
                           ba_align(max_items * (sizeof(XYZZ) + 2 * sizeof(uint32_t))),
-                          ba_align(2 * pl.wb * nseg * sizeof(XYZZ)),
+                          ba_align(2 * pl.wb * (nseg + nrun) * sizeof(XYZZ)),
                           pl.affine ? BL.bytes : 0};
         size_t total = 0, poff[6];
         for (int i = 0; i < 6; i++) {
@@ -901,6 +955,7 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             w->tmp_bytes = tmp_bytes;
             w->L = L;
             w->nseg = nseg;
+            w->nrun = nrun;
             w->plan = &pl;
             w->BL = &BL;
             w->K = K;
@@ -946,7 +1001,8 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             H_PT s, t;
             memset(&s, 0, sizeof s);
             for (unsigned w = pl.nw; w-- > 0;) {
-                for (unsigned b = 0; b < pl.c && w + 1 < pl.nw; b++)
+                unsigned cw = w < pl.nhi ? pl.c : pl.c - 1; /* window w's bits */
+                for (unsigned b = 0; b < cw && w + 1 < pl.nw; b++)
                     H_DBL(&s, &s);
                 PN(_xyzz_to_host)(&t, &wins[w]);
                 H_ADD(&s, &s, &t);

@@ -253,6 +253,34 @@ static void test_msm_exceptional(size_t n, int g2)
     free(k);
 }
 
+/* Window plans: from 7 to 20 bits (CUZK_GPU_MSM_WINDOW), the 256 bits
+ * split evenly (the default: some windows one bit narrower) and uniform
+ * (the top window short), and the bucket reduction's segment offsets in
+ * runs (the default) and by double-and-add (CUZK_GPU_MSM_RUNS=0). */
+static void test_msm_windows(void)
+{
+    const char *cs[] = {"7", "9", "12", "14", "16", "19", "20"};
+    setenv("CUZK_GPU_MSM_ACC", "affine", 1);
+    for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+        setenv("CUZK_GPU_MSM_WINDOW", cs[i], 1);
+        for (int u = 0; u < 3; u++) {
+            if (u == 1)
+                setenv("CUZK_GPU_MSM_WINDOWS", "uniform", 1);
+            if (u == 2)
+                setenv("CUZK_GPU_MSM_RUNS", "0", 1);
+            test_msm_g1(65543, u == 1, i % 2 ? 1 : 4); /* random; edge scalars (r - 1, ...) */
+            test_msm_exceptional(30011, 0);
+            test_msm_g2(20011, u == 2, i % 2 ? 4 : 1);
+            unsetenv("CUZK_GPU_MSM_WINDOWS");
+            unsetenv("CUZK_GPU_MSM_RUNS");
+        }
+    }
+    unsetenv("CUZK_GPU_MSM_WINDOW");
+    unsetenv("CUZK_GPU_MSM_ACC");
+    printf("msm: window plans (7..20 bits; even and uniform splits; offsets in runs and by "
+           "double-and-add) compared\n");
+}
+
 /* Both accumulations (CUZK_GPU_MSM_ACC, and CUZK_GPU_MSM_ONES for the sum
  * of the entries with scalar 1) on the cases above and on random MSMs; the
  * batch-affine one also with windows in chunks (a 1 GiB scratch cap cuts
@@ -556,6 +584,7 @@ int main(void)
                 test_msm_g2(n2[i], dn, pat);
     printf("msm g2 compared\n");
     test_msm_accumulations();
+    test_msm_windows();
     test_prove(cpu, cuda, 1000);
     test_prove(cpu, cuda, 40000);
     /* proofs this small take the XYZZ accumulation; the same with the
