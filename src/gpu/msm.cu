@@ -320,8 +320,10 @@ static __device__ __forceinline__ uint32_t warp_append(uint32_t *counter, int pr
 }
 
 /* counters: [0] zeros, [1] ones, [2] significant, [3] considered. */
+/* sig_k is limb-major: limb j of significant entry p at sig_k[j n + p]
+ * (k_msm_digits reads only the limbs of its windows). */
 __global__ void k_msm_classify(const fr_t *k, const uint64_t *dens, const uint32_t *pre, size_t n,
-                               uint32_t *ones_idx, uint32_t *sig_idx, fr_t *sig_k,
+                               uint32_t *ones_idx, uint32_t *sig_idx, uint32_t *sig_k,
                                uint32_t *counters)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -365,30 +367,48 @@ __global__ void k_msm_classify(const fr_t *k, const uint64_t *dens, const uint32
             ones_idx[po] = base;
         if (kind == 3) {
             sig_idx[ps] = base;
-            sig_k[ps] = s;
+#pragma unroll
+            for (int j = 0; j < 8; j++)
+                sig_k[j * n + ps] = s.l[j];
         }
     }
 }
 
-/* Signed digits of windows [w0, w0 + nw) of each canonical scalar. */
-__global__ void k_msm_digits(const fr_t *sk, const uint32_t *sidx, size_t m, unsigned c,
-                             unsigned nhi, unsigned w0, unsigned nw, uint32_t *keys, uint32_t *vals)
+/* Signed digits of windows [w0, w0 + nw) of each canonical scalar (limb j
+ * of entry e at sk[j ld + e]). The carry into window w0 is cin[e], the
+ * previous chunk's carry out, or recomputed from window 0 when cin is
+ * NULL; cout (when set) gets the carry out of the last window. A chunk
+ * so reads only the limbs of its own windows. */
+__global__ void k_msm_digits(const uint32_t *sk, size_t ld, const uint32_t *sidx, size_t m,
+                             unsigned c, unsigned nhi, unsigned w0, unsigned nw, const uint8_t *cin,
+                             uint8_t *cout, uint32_t *keys, uint32_t *vals)
 {
     size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (e >= m)
         return;
-    fr_t s = sk[e];
     uint32_t idx = sidx[e], carry = 0;
     uint32_t sentinel = nw << (c - 1);
-    unsigned b = 0;
-    for (unsigned w = 0; w < w0 + nw; w++) {
+    unsigned w = 0, b = 0;
+    if (cin && w0) {
+        w = w0;
+        b = w0 < nhi ? w0 * c : nhi * c + (w0 - nhi) * (c - 1);
+        carry = cin[e];
+    }
+    int have = -2; /* pair holds limbs have and have + 1 */
+    uint64_t pair = 0;
+    for (; w < w0 + nw; w++) {
         unsigned cw = w < nhi ? c : c - 1, limb = b / 32, sh = b % 32;
         uint32_t half = 1u << (cw - 1), mask = (1u << cw) - 1;
-        uint64_t v = limb < 8 ? s.l[limb] : 0;
-        if (limb + 1 < 8)
-            v |= (uint64_t)s.l[limb + 1] << 32;
+        if ((int)limb != have) { /* a window moves on by at most one limb */
+            uint32_t lo = (int)limb == have + 1 ? (uint32_t)(pair >> 32)
+                          : limb < 8            ? sk[limb * ld + e]
+                                                : 0;
+            uint32_t hi = limb + 1 < 8 ? sk[(limb + 1) * ld + e] : 0;
+            pair = lo | (uint64_t)hi << 32;
+            have = (int)limb;
+        }
         b += cw;
-        uint32_t raw = (uint32_t)(v >> sh) & mask;
+        uint32_t raw = (uint32_t)(pair >> sh) & mask;
         raw += carry;
         int32_t d;
         if (raw > half) {
@@ -410,6 +430,8 @@ __global__ void k_msm_digits(const fr_t *sk, const uint32_t *sidx, size_t m, uns
             vals[o] = idx | (d < 0 ? 0x80000000u : 0);
         }
     }
+    if (cout)
+        cout[e] = (uint8_t)carry;
 }
 
 /* Run boundaries of each bucket in the sorted keys (sentinel keys >= nb). */
@@ -717,13 +739,15 @@ static cuzk_err msm_core(cuzk_gpu *g, int g2, void *out, const void *dbases, con
     size_t words = (n + 63) / 64;
     void *buf = NULL, *cub_tmp = NULL;
     size_t cub_bytes = 0;
-    /* sig_k: n Fr; ones and significant indices; counts, prefix; counters */
+    /* sig_k: n Fr (limb-major); ones and significant indices; counts,
+     * prefix; counters; the digits' carries between window chunks */
     size_t bytes = n * sizeof(fr_t) + 2 * n * sizeof(uint32_t) + words * 2 * sizeof(uint32_t) +
-                   4 * sizeof(uint32_t);
+                   4 * sizeof(uint32_t) + n;
     CUZK_TRY(gpu_alloc(&buf, bytes, "MSM split lists"));
-    fr_t *sig_k = (fr_t *)buf;
-    uint32_t *ones_idx = (uint32_t *)(sig_k + n), *sig_idx = ones_idx + n;
+    uint32_t *sig_k = (uint32_t *)buf;
+    uint32_t *ones_idx = sig_k + 8 * n, *sig_idx = ones_idx + n;
     uint32_t *cnt = sig_idx + n, *pre = cnt + words, *counters = pre + words;
+    uint8_t *carries = (uint8_t *)(counters + 4);
     cuzk_err rc = CUZK_OK;
     uint32_t hc[4];
     cudaMemsetAsync(counters, 0, 4 * sizeof(uint32_t), g->stream);
@@ -748,10 +772,10 @@ static cuzk_err msm_core(cuzk_gpu *g, int g2, void *out, const void *dbases, con
     }
     if (g2)
         rc = g2_msm_device(g, (blst_p2 *)out, (const g2_aff_t *)dbases, ones_idx, hc[1], sig_idx,
-                           sig_k, hc[2]);
+                           sig_k, n, carries, hc[2]);
     else
         rc = g1_msm_device(g, (blst_p1 *)out, (const g1_aff_t *)dbases, ones_idx, hc[1], sig_idx,
-                           sig_k, hc[2]);
+                           sig_k, n, carries, hc[2]);
     if (!rc && stats) {
         stats->n = hc[3];
         stats->zeros = hc[0];

@@ -672,7 +672,9 @@ typedef struct {
     cudaStream_t st;
     const AFF *bases;
     const uint32_t *sig_idx;
-    const fr_t *sig_k;
+    const uint32_t *sig_k; /* limb-major, leading dimension ld */
+    size_t ld;
+    uint8_t *carries; /* carries between chunks (one worker), or NULL */
     size_t m, nbw, max_items, tmp_bytes, L, nseg, nrun;
     const msm_plan *plan;
     const ba_layout *BL;
@@ -691,7 +693,7 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
     const msm_plan &pl = *w->plan;
     const AFF *bases = w->bases;
     const uint32_t *sig_idx = w->sig_idx;
-    const fr_t *sig_k = w->sig_k;
+    const uint32_t *sig_k = w->sig_k;
     const size_t m = w->m, nbw = w->nbw, max_items = w->max_items;
     size_t tmp_bytes = w->tmp_bytes;
     const size_t L = w->L, nseg = w->nseg, nrun = w->nrun;
@@ -724,8 +726,8 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
         msm_prof pf;
         prof_init(&pf);
         prof_mark(&pf, st, "start");
-        k_msm_digits<<<(unsigned)((m + 255) / 256), 256, 0, st>>>(sig_k, sig_idx, m, pl.c, pl.nhi,
-                                                                  w0, nwc, keys, vals);
+        k_msm_digits<<<(unsigned)((m + 255) / 256), 256, 0, st>>>(
+            sig_k, w->ld, sig_idx, m, pl.c, pl.nhi, w0, nwc, w->carries, w->carries, keys, vals);
         cudaError_t e = cub::DeviceRadixSort::SortPairs(scratch[2], tmp_bytes, keys, keys2, vals,
                                                         vals2, pairs, 0, (int)keybits, st);
         if (e != cudaSuccess) {
@@ -827,9 +829,11 @@ static void *PN(_chunks_thread)(void *arg)
 
 /* The MSM on device data: sum of the ones (indices in ones_idx) plus the
  * Pippenger sum over the m significant entries (indices sig_idx, canonical
- * scalars sig_k), into *out. */
+ * scalars sig_k, limb-major with leading dimension ld), into *out;
+ * carries: a byte per entry for the digits' carries between chunks. */
 static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const uint32_t *ones_idx,
-                                size_t n_ones, const uint32_t *sig_idx, const fr_t *sig_k, size_t m)
+                                size_t n_ones, const uint32_t *sig_idx, const uint32_t *sig_k,
+                                size_t ld, uint8_t *carries, size_t m)
 {
     cuzk_err rc = CUZK_OK;
     H_PT acc;
@@ -949,6 +953,8 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             w->bases = bases;
             w->sig_idx = sig_idx;
             w->sig_k = sig_k;
+            w->ld = ld;
+            w->carries = workers == 1 ? carries : NULL; /* two: chunks interleave */
             w->m = m;
             w->nbw = nbw;
             w->max_items = max_items;
