@@ -63,7 +63,8 @@
  *    instead of once a segment. One kernel with both running sums live
  *    spilled (G2: 5.5 KB of stack a thread).
  *    The window sums (a few dozen points) are combined on the host by
- *    Horner's rule with blst: c doublings per window, microseconds.
+ *    Horner's rule with blst: a doubling per bit of each window,
+ *    microseconds.
  * Windows are processed in chunks sized to the free device memory (at most
  * CUZK_GPU_MSM_SCRATCH_GIB), so a large MSM needs less memory at some cost
  * in speed; the scratch is one block kept between MSMs (the device's arena,
@@ -319,8 +320,8 @@ static __device__ __forceinline__ uint32_t warp_append(uint32_t *counter, int pr
     return base + (uint32_t)__popc(mask & ((1u << lane) - 1));
 }
 
-/* counters: [0] zeros, [1] ones, [2] significant, [3] considered. */
-/* sig_k is limb-major: limb j of significant entry p at sig_k[j n + p]
+/* counters: [0] zeros, [1] ones, [2] significant, [3] considered. sig_k
+ * is limb-major: limb j of significant entry p at sig_k[j n + p]
  * (k_msm_digits reads only the limbs of its windows). */
 __global__ void k_msm_classify(const fr_t *k, const uint64_t *dens, const uint32_t *pre, size_t n,
                                uint32_t *ones_idx, uint32_t *sig_idx, uint32_t *sig_k,
