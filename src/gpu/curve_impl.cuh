@@ -70,25 +70,31 @@ static __device__ __forceinline__ XYZZ PN(_neg)(XYZZ p)
     return p;
 }
 
+/* *p = 2 *p, inline, for kernels that keep one accumulator. */
+static __device__ __forceinline__ void PN(_dbl_to)(XYZZ *p)
+{
+    if (PN(_is_inf)(*p))
+        return;
+    FE U = F(_dbl)(p->Y);
+    FE V = F(_sqr)(U);
+    FE W = F(_mul)(U, V);
+    FE S = F(_mul)(p->X, V);
+    FE M = F(_sqr)(p->X);
+    M = F(_add)(F(_dbl)(M), M);
+    p->ZZ = F(_mul)(V, p->ZZ);
+    p->ZZZ = F(_mul)(W, p->ZZZ);
+    FE Y = F(_mul)(W, p->Y);
+    p->X = F(_sub)(F(_sqr)(M), F(_dbl)(S));
+    p->Y = F(_sub)(F(_mul)(M, F(_sub)(S, p->X)), Y);
+}
+
 /* Doubling, full addition and the affine conversion are out of line: they
  * are off the hot path (exceptional cases, reductions), and inlining them
  * into every caller multiplies code size and compile time. */
 static __device__ __noinline__ XYZZ PN(_dbl)(XYZZ p)
 {
-    if (PN(_is_inf)(p))
-        return p;
-    FE U = F(_dbl)(p.Y);
-    FE V = F(_sqr)(U);
-    FE W = F(_mul)(U, V);
-    FE S = F(_mul)(p.X, V);
-    FE M = F(_sqr)(p.X);
-    M = F(_add)(F(_dbl)(M), M);
-    XYZZ r;
-    r.X = F(_sub)(F(_sqr)(M), F(_dbl)(S));
-    r.Y = F(_sub)(F(_mul)(M, F(_sub)(S, r.X)), F(_mul)(W, p.Y));
-    r.ZZ = F(_mul)(V, p.ZZ);
-    r.ZZZ = F(_mul)(W, p.ZZZ);
-    return r;
+    PN(_dbl_to)(&p);
+    return p;
 }
 
 /* p + q with q affine. */
@@ -118,40 +124,11 @@ static __device__ __forceinline__ XYZZ PN(_add_aff)(XYZZ p, AFF q)
     return r;
 }
 
-static __device__ __noinline__ XYZZ PN(_add)(XYZZ p, XYZZ q)
-{
-    if (PN(_is_inf)(q))
-        return p;
-    if (PN(_is_inf)(p))
-        return q;
-    FE U1 = F(_mul)(p.X, q.ZZ);
-    FE U2 = F(_mul)(q.X, p.ZZ);
-    FE S1 = F(_mul)(p.Y, q.ZZZ);
-    FE S2 = F(_mul)(q.Y, p.ZZZ);
-    FE P = F(_sub)(U2, U1);
-    FE R = F(_sub)(S2, S1);
-    if (F(_is_zero)(P)) {
-        if (F(_is_zero)(R))
-            return PN(_dbl)(p);
-        return PN(_inf)();
-    }
-    FE PP = F(_sqr)(P);
-    FE PPP = F(_mul)(P, PP);
-    FE Q = F(_mul)(U1, PP);
-    XYZZ r;
-    r.X = F(_sub)(F(_sub)(F(_sqr)(R), PPP), F(_dbl)(Q));
-    r.Y = F(_sub)(F(_mul)(R, F(_sub)(Q, r.X)), F(_mul)(S1, PPP));
-    r.ZZ = F(_mul)(F(_mul)(p.ZZ, q.ZZ), PP);
-    r.ZZZ = F(_mul)(F(_mul)(p.ZZZ, q.ZZZ), PPP);
-    return r;
-}
-
 /* *acc += *q, inline, for kernels that keep one accumulator and read the
  * other operand from memory: q's coordinates are read where they are first
  * used and each of acc's dies as soon as it has been multiplied, so the
  * two points are never whole in registers at once (a G2 point is 96
- * registers; the by-value PN(_add) spills). Same formulas and results as
- * PN(_add). */
+ * registers; a by-value addition spills). */
 static __device__ __forceinline__ void PN(_add_to)(XYZZ *acc, const XYZZ *q)
 {
     FE qZZ = q->ZZ;
@@ -183,22 +160,25 @@ static __device__ __forceinline__ void PN(_add_to)(XYZZ *acc, const XYZZ *q)
     acc->Y = F(_sub)(F(_mul)(R, F(_sub)(Q, acc->X)), F(_mul)(S1, PPP));
 }
 
-/* *p = 2 *p, inline (PN(_dbl) for one-accumulator kernels). */
-static __device__ __forceinline__ void PN(_dbl_to)(XYZZ *p)
+/* p + q, out of line as PN(_dbl) is. */
+static __device__ __noinline__ XYZZ PN(_add)(XYZZ p, XYZZ q)
 {
-    if (PN(_is_inf)(*p))
-        return;
-    FE U = F(_dbl)(p->Y);
-    FE V = F(_sqr)(U);
-    FE W = F(_mul)(U, V);
-    FE S = F(_mul)(p->X, V);
-    FE M = F(_sqr)(p->X);
-    M = F(_add)(F(_dbl)(M), M);
-    p->ZZ = F(_mul)(V, p->ZZ);
-    p->ZZZ = F(_mul)(W, p->ZZZ);
-    FE Y = F(_mul)(W, p->Y);
-    p->X = F(_sub)(F(_sqr)(M), F(_dbl)(S));
-    p->Y = F(_sub)(F(_mul)(M, F(_sub)(S, p->X)), Y);
+    PN(_add_to)(&p, &q);
+    return p;
+}
+
+/* *o += k *p (k >= 1) by double-and-add, both in memory (the reductions
+ * keep their other accumulators there while it runs). */
+static __device__ __forceinline__ void PN(_add_mul_to)(XYZZ *o, const XYZZ *p, size_t k)
+{
+    XYZZ M = PN(_inf)();
+    for (int bit = 63 - __clzll((long long)k); bit >= 0; bit--) {
+        PN(_dbl_to)(&M);
+        if ((k >> bit) & 1)
+            PN(_add_to)(&M, p);
+    }
+    PN(_add_to)(&M, o);
+    *o = M;
 }
 
 /* Affine form by one field inversion (Fermat); infinity gives (0, 0). */

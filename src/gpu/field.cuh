@@ -60,12 +60,14 @@ static __device__ __constant__ uint32_t CUZK_FR_ONE[8] = {
 #define FLD_N 8
 #define FLD_P CUZK_FR_P
 #define FLD_PINV 0xffffffffu
+#define FLD_P01
 #define FLD_ONE CUZK_FR_ONE
 #include "field_impl.cuh"
 #undef FLD
 #undef FLD_N
 #undef FLD_P
 #undef FLD_PINV
+#undef FLD_P01
 #undef FLD_ONE
 
 static __device__ __forceinline__ fp_t fp_inv(fp_t a)
@@ -214,19 +216,24 @@ static __device__ __forceinline__ fp2_t fp2_sqr(fp2_t a)
     fp2_t r = {fp_mul(fp_add(a.c0, a.c1), fp_sub(a.c0, a.c1)), fp_dbl(t)};
     return r;
 }
-/* 1/(c0 + c1 u) = (c0 - c1 u) / (c0^2 + c1^2). */
-static __device__ __forceinline__ fp2_t fp2_inv(fp2_t a)
+/* 1/(c0 + c1 u) = (c0 - c1 u) / (c0^2 + c1^2), given n = 1/(c0^2 + c1^2). */
+static __device__ __forceinline__ fp2_t fp2_conj_scale(fp2_t a, fp_t n)
 {
-    fp_t n = fp_inv(fp_add(fp_sqr(a.c0), fp_sqr(a.c1)));
     fp2_t r = {fp_mul(a.c0, n), fp_neg(fp_mul(a.c1, n))};
     return r;
+}
+static __device__ __forceinline__ fp_t fp2_norm(fp2_t a)
+{
+    return fp_add(fp_sqr(a.c0), fp_sqr(a.c1));
+}
+static __device__ __forceinline__ fp2_t fp2_inv(fp2_t a)
+{
+    return fp2_conj_scale(a, fp_inv(fp2_norm(a)));
 }
 /* The same through fp_inv_bgcd. */
 static __device__ __forceinline__ fp2_t fp2_inv_bgcd(fp2_t a)
 {
-    fp_t n = fp_inv_bgcd(fp_add(fp_sqr(a.c0), fp_sqr(a.c1)));
-    fp2_t r = {fp_mul(a.c0, n), fp_neg(fp_mul(a.c1, n))};
-    return r;
+    return fp2_conj_scale(a, fp_inv_bgcd(fp2_norm(a)));
 }
 
 #endif

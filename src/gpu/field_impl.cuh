@@ -5,6 +5,7 @@
  *   FLD_N     number of 32-bit limbs (12, 8)
  *   FLD_P     __constant__ array of the modulus limbs, little-endian
  *   FLD_PINV  -p^-1 mod 2^32
+ *   FLD_P01   (optional) when p's two low limbs are 1 and 2^32 - 1
  *   FLD_ONE   __constant__ array of R mod p (the Montgomery form of 1)
  *
  * Elements are FLD_N little-endian 32-bit limbs, always fully reduced
@@ -153,10 +154,28 @@ static __device__ __forceinline__ void FN(_mad_pairs)(uint32_t *acc, const uint3
 }
 
 /* The same with the modulus as x (its limbs come from constant memory:
- * the pointer is resolved once inlined). */
+ * the pointer is resolved once inlined). With FLD_P01 (Fr: p_0 = 1, p_1 =
+ * 2^32 - 1) the first pair of either chain needs no multiplication: y p_0
+ * = y, and y p_1 = 2^32 (y - 1) + (2^32 - y) for y > 0 (0 for y = 0), so
+ * each Montgomery row does 4 of its 16 wide multiply-adds as additions. */
 static __device__ __forceinline__ void FN(_mad_pairs_p)(uint32_t *acc, int o, uint32_t y, int cin)
 {
+#ifdef FLD_P01
+    const uint32_t lo = o ? 0u - y : y, hi = o ? y - (y != 0) : 0u;
+    if (cin)
+        PTX_ADDC_CC(acc[0], acc[0], lo);
+    else
+        PTX_ADD_CC(acc[0], acc[0], lo);
+    PTX_ADDC_CC(acc[1], acc[1], hi);
+#pragma unroll
+    for (int k = 2; k < FLD_N; k += 2) {
+        PTX_MADLOC_CC(acc[k], FLD_P[k + o], y, acc[k]);
+        PTX_MADHIC_CC(acc[k + 1], FLD_P[k + o], y, acc[k + 1]);
+    }
+    PTX_ADDC(acc[FLD_N], acc[FLD_N], 0);
+#else
     FN(_mad_pairs)(acc, FLD_P, o, y, cin);
+#endif
 }
 
 /* Montgomery steps on a value held as V = E + 2^32 O + e (E and O of N+1

@@ -190,25 +190,25 @@ static void msm_windows(msm_plan *p, unsigned nw)
     p->nhi = 256 - nw * (p->c - 1);
 }
 
-/* Cost model: nw * m bucket additions + 8 per bucket for the reduction
- * (the H200 profile gave ~1.1 ns per entry and ~8.7 ns per bucket); c in
- * [4, 20]. Chunk so that pairs and buckets fit in ~80% of free memory,
- * shared by the workers (each with its own chunk in flight);
- * the batch-affine accumulation from affine_min entries (where it measured
- * faster) when its arrays for at least one window fit; CUZK_GPU_MSM_ACC=
- * affine or xyzz forces one (affine still needs the memory). */
+/* Cost model: nw * m bucket additions + r per bucket for the reduction,
+ * r the group's BUCKET_COST; c in [4, 22]. Chunk so that pairs and buckets
+ * fit in ~80% of free memory, shared by the workers (each with its own
+ * chunk in flight); the batch-affine accumulation from affine_min entries
+ * (where it measured faster) when its arrays for at least one window fit;
+ * CUZK_GPU_MSM_ACC=affine or xyzz forces one (affine still needs the
+ * memory). */
 static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes, size_t aff_bytes, size_t fe_bytes,
-                       size_t free_b, size_t affine_min, unsigned workers)
+                       size_t free_b, size_t affine_min, unsigned workers, double bucket_cost)
 {
     double best = 0;
     unsigned best_nw = 64;
-    for (unsigned nw = 13; nw <= 64; nw++) { /* c = 20 .. 4 */
+    for (unsigned nw = 12; nw <= 64; nw++) { /* c = 22 .. 4 */
         msm_plan q;
         msm_windows(&q, nw);
         double buckets = (double)q.nhi * (double)((size_t)1 << (q.c - 1)) +
                          (double)(nw - q.nhi) * (double)((size_t)1 << (q.c - 2));
-        double cost = (double)nw * (double)m + 8.0 * buckets;
-        if (nw == 13 || cost <= best) { /* a tie: the narrower windows */
+        double cost = (double)nw * (double)m + bucket_cost * buckets;
+        if (nw == 12 || cost <= best) { /* a tie: the narrower windows */
             best = cost;
             best_nw = nw;
         }
@@ -542,8 +542,13 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
  * 1.3e7 and won at 1.1e8 (544 vs 584 ms for the whole MSM). The level
  * passes of G1 capped at 128 registers (4 blocks of 128 threads per SM,
  * 130 registers uncapped) were 2 % faster (2^27: 696 vs 710 ms); 5 or 6
- * blocks (spills) and G2 capped at 2 or 3 blocks were not. */
+ * blocks (spills) and G2 capped at 2 or 3 blocks were not. The cost of a
+ * bucket against an entry (msm_choose), from window sweeps: G1 5 (one
+ * window fewer, c = 22 instead of 20, lost 9.5 ms at 2^25 and gained 5.4
+ * at 2^26 and 32 at 2^27; c = 14, 15, 18, 19 at 2^18, 2^19, 2^22, 2^23
+ * gained 0.8-3 %), G2 8 (c = 18 lost 2 % at 2^22, c = 19 3 % at 2^23). */
 #define CRV g1
+#define BUCKET_COST 5.0
 #define AFFINE_MIN ((size_t)3 << 20)
 #define ONES_AFFINE_MIN ((size_t)1 << 25)
 #define BA_BOUNDS __launch_bounds__(128, 4)
@@ -560,6 +565,7 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #define H_ADD blst_p1_add_or_double
 #include "msm_impl.cuh"
 #undef CRV
+#undef BUCKET_COST
 #undef AFFINE_MIN
 #undef ONES_AFFINE_MIN
 #undef BA_BOUNDS
@@ -576,6 +582,7 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #undef H_ADD
 
 #define CRV g2
+#define BUCKET_COST 8.0
 #define AFFINE_MIN ((size_t)1 << 19)
 #define ONES_AFFINE_MIN ((size_t)1 << 24)
 #define BA_BOUNDS __launch_bounds__(128)
@@ -592,6 +599,7 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #define H_ADD blst_p2_add_or_double
 #include "msm_impl.cuh"
 #undef CRV
+#undef BUCKET_COST
 #undef AFFINE_MIN
 #undef ONES_AFFINE_MIN
 #undef BA_BOUNDS

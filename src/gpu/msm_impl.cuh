@@ -133,16 +133,9 @@ __global__ void PN(_k_bucket_reduce)(const XYZZ *partial, const uint32_t *off,
             S = PN(_add)(S, partial[off[b]]);
         T = PN(_add)(T, S);
     }
-    if (lo) {
-        XYZZ M = PN(_inf)();
-        for (int bit = 63 - __clzll((long long)lo); bit >= 0; bit--) {
-            M = PN(_dbl)(M);
-            if ((lo >> bit) & 1)
-                M = PN(_add)(M, S);
-        }
-        T = PN(_add)(T, M);
-    }
     out[t] = T;
+    if (lo)
+        PN(_add_mul_to)(&out[t], &S, lo);
 }
 
 /* The bucket reduction of the batch-affine path in kernels that each keep
@@ -180,18 +173,9 @@ __global__ void PN(_k_bucket_segsum)(const XYZZ *partial, size_t nw, size_t nbw,
     XYZZ T = PN(_inf)(), *o = out + (t / nseg) * ko + s;
     for (size_t j = 0; j < L; j++)
         PN(_add_to)(&T, &partial[base + j]);
-    if (offset && lo) {
-        *o = T;
-        XYZZ M = PN(_inf)();
-        for (int bit = 63 - __clzll((long long)lo); bit >= 0; bit--) {
-            PN(_dbl_to)(&M);
-            if ((lo >> bit) & 1)
-                PN(_add_to)(&M, &partial[base]);
-        }
-        PN(_add_to)(&M, o);
-        T = M;
-    }
     *o = T;
+    if (offset && lo)
+        PN(_add_mul_to)(o, &partial[base], lo);
 }
 
 /* ... and the offsets sum_s s L T_s, which are the same reduction one
@@ -220,14 +204,8 @@ __global__ void PN(_k_bucket_offsets)(XYZZ *partial, size_t nw, size_t nbw, size
         PN(_add_to)(&V, &p[i * L]);
     if (lo) {
         *o = V;
-        XYZZ M = PN(_inf)();
-        for (int bit = 63 - __clzll((long long)lo); bit >= 0; bit--) {
-            PN(_dbl_to)(&M);
-            if ((lo >> bit) & 1)
-                PN(_add_to)(&M, p);
-        }
-        PN(_add_to)(&M, o);
-        V = M;
+        PN(_add_mul_to)(o, p, lo);
+        V = *o;
     }
     for (size_t l = L; l > 1; l >>= 1)
         PN(_dbl_to)(&V);
@@ -891,7 +869,7 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
         if (!st2)
             workers = 1;
         msm_choose(&pl, m, sizeof(XYZZ), sizeof(AFF), sizeof(FD_T),
-                   free_b + gpu_arena_idle_bytes(g), AFFINE_MIN, workers);
+                   free_b + gpu_arena_idle_bytes(g), AFFINE_MIN, workers, BUCKET_COST);
         if (workers > 1 && pl.wb >= pl.nw) /* one chunk holds every window: two halves */
             pl.wb = (pl.nw + 1) / 2;
         size_t nbw = (size_t)1 << (pl.c - 1);

@@ -81,11 +81,12 @@ typedef struct {
     int scale, inverse;
 } ntt_pass;
 
-/* Global index of block element e = p T + t: base + p pstride + t tstride. */
-static __device__ __forceinline__ size_t pass_index(unsigned log_t, size_t base, size_t pstride,
-                                                    size_t tstride, unsigned e)
+/* Global index of block element e = p T + t: base + p 2^lps + t 2^lts
+ * (the strides are powers of two: shifts, not 64-bit multiplications). */
+static __device__ __forceinline__ size_t pass_index(unsigned log_t, size_t base, unsigned lps,
+                                                    unsigned lts, unsigned e)
 {
-    return base + (size_t)(e >> log_t) * pstride + (size_t)(e & ((1u << log_t) - 1)) * tstride;
+    return base + ((size_t)(e >> log_t) << lps) + ((size_t)(e & ((1u << log_t) - 1)) << lts);
 }
 
 /* The pass with 2^lp elements per thread (a constant: 1..3). */
@@ -95,16 +96,17 @@ static __device__ __forceinline__ void ntt_pass_body(const ntt_pass P, const int
     fr_t *sh = (fr_t *)ntt_smem;
     const unsigned E = 1u << (P.R + P.log_t);
     const int first = P.b + P.R == P.log_n, last = P.b == 0;
-    size_t base, ps, ts;
-    if (!last) { /* columns: T consecutive indices below bit b */
+    size_t base;
+    unsigned ps, ts; /* log2 of the strides */
+    if (!last) {     /* columns: T consecutive indices below bit b */
         size_t chunks = ((size_t)1 << P.b) >> P.log_t;
         base = ((blockIdx.x / chunks) << (P.b + P.R)) + ((blockIdx.x % chunks) << P.log_t);
-        ps = (size_t)1 << P.b;
-        ts = 1;
+        ps = P.b;
+        ts = 0;
     } else { /* columns: T values of the top bits, their reversals consecutive */
         base = (size_t)blockIdx.x << P.R;
-        ps = 1;
-        ts = (size_t)1 << (P.log_n - P.log_t);
+        ps = 0;
+        ts = P.log_n - P.log_t;
     }
     const size_t n = (size_t)1 << P.log_n;
     const int pt = 1 << lp;

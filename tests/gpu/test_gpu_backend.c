@@ -259,7 +259,7 @@ static void test_msm_exceptional(size_t n, int g2)
  * runs (the default) and by double-and-add (CUZK_GPU_MSM_RUNS=0). */
 static void test_msm_windows(void)
 {
-    const char *cs[] = {"7", "9", "12", "14", "16", "19", "20"};
+    const char *cs[] = {"7", "9", "12", "14", "16", "19", "20", "22"};
     setenv("CUZK_GPU_MSM_ACC", "affine", 1);
     for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
         setenv("CUZK_GPU_MSM_WINDOW", cs[i], 1);
@@ -275,10 +275,14 @@ static void test_msm_windows(void)
             unsetenv("CUZK_GPU_MSM_RUNS");
         }
     }
+    /* the widest windows in XYZZ too */
+    setenv("CUZK_GPU_MSM_ACC", "xyzz", 1);
+    test_msm_g1(65543, 0, 4);
+    test_msm_g2(20011, 1, 1);
     unsetenv("CUZK_GPU_MSM_WINDOW");
     unsetenv("CUZK_GPU_MSM_ACC");
-    printf("msm: window plans (7..20 bits; even and uniform splits; offsets in runs and by "
-           "double-and-add) compared\n");
+    printf("msm: window plans (7..22 bits; even and uniform splits; offsets in runs and by "
+           "double-and-add; XYZZ at 22) compared\n");
 }
 
 /* Both accumulations (CUZK_GPU_MSM_ACC, and CUZK_GPU_MSM_ONES for the sum
