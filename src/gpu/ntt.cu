@@ -273,7 +273,9 @@ static void n_inverse(cuzk_fr *r, unsigned log_n)
 }
 
 /* Shape and profiling, from the environment once, for measurements:
- * CUZK_GPU_NTT_PER_THREAD=2|4|8 elements per thread (default 4);
+ * CUZK_GPU_NTT_PER_THREAD=2|4|8 elements per thread (default: 8 in the
+ * passes that only transform, 4 in those with a scaling, product, gather or
+ * power table folded in, where 8 was slower on the H200);
  * CUZK_GPU_NTT_COLUMNS=k caps log_t at k (0..2, default 2);
  * CUZK_GPU_NTT_PROFILE=1 times each pass with events and prints the times
  * on stderr (it synchronizes the stream after each transform). */
@@ -290,7 +292,7 @@ static void ntt_knobs_read(void)
     const char *s = getenv("CUZK_GPU_NTT_COLUMNS");
     ntt_knobs.max_log_t = s && atoi(s) >= 0 && atoi(s) <= 2 ? atoi(s) : 2;
     s = getenv("CUZK_GPU_NTT_PER_THREAD");
-    ntt_knobs.lp = s && atoi(s) == 2 ? 1 : s && atoi(s) == 8 ? 3 : 2;
+    ntt_knobs.lp = s && atoi(s) == 2 ? 1 : s && atoi(s) == 4 ? 2 : s && atoi(s) == 8 ? 3 : 0;
     s = getenv("CUZK_GPU_NTT_PROFILE");
     ntt_knobs.profile = s && atoi(s) > 0;
     for (int i = 0; i < 4 && ntt_knobs.profile; i++)
@@ -400,8 +402,8 @@ static void ntt_run(cuzk_gpu *g, fr_t *a, unsigned log_n, int inverse, const fr_
     size_t n = (size_t)1 << log_n;
     fr_t *scratch = (fr_t *)g->tw + n;
     /* at most 256 threads of 2^lp elements: blocks of up to 2^(lp + 8) */
-    const unsigned lp = (unsigned)ntt_knobs.lp, emax = lp + 8;
-    const unsigned rmax = emax < NTT_PASS_LOG ? emax : NTT_PASS_LOG;
+    const unsigned lpmax = ntt_knobs.lp ? (unsigned)ntt_knobs.lp : 3u;
+    const unsigned rmax = lpmax + 8 < NTT_PASS_LOG ? lpmax + 8 : NTT_PASS_LOG;
     unsigned passes = (log_n + rmax - 1) / rmax, b = log_n;
     ntt_pass P;
     memset(&P, 0, sizeof P);
@@ -416,10 +418,6 @@ static void ntt_run(cuzk_gpu *g, fr_t *a, unsigned log_n, int inverse, const fr_
         P.R = log_n / passes + (i < log_n % passes);
         b -= P.R;
         P.b = b;
-        unsigned lt = ntt_knobs.max_log_t, room = b ? b : log_n - P.R;
-        if (lt > emax - P.R)
-            lt = emax - P.R;
-        P.log_t = lt < room ? lt : room;
         P.in = i == 0 ? a : scratch;
         P.out = i + 1 == passes ? a : scratch;
         P.pre = i == 0 ? pre : NULL;
@@ -432,6 +430,12 @@ static void ntt_run(cuzk_gpu *g, fr_t *a, unsigned log_n, int inverse, const fr_
             P.gather = 0;
         }
         P.scale = i + 1 == passes ? scale : 0;
+        int plain = !P.pre && !P.mul_b && !P.gather && !P.scale;
+        const unsigned lp = ntt_knobs.lp ? (unsigned)ntt_knobs.lp : plain ? 3u : 2u, emax = lp + 8;
+        unsigned lt = ntt_knobs.max_log_t, room = b ? b : log_n - P.R;
+        if (lt > emax - P.R)
+            lt = emax - P.R;
+        P.log_t = lt < room ? lt : room;
         unsigned log_e = P.R + P.log_t;
         unsigned threads = log_e < lp ? 1 : 1u << (log_e - lp);
         if (ntt_knobs.profile)
