@@ -14,13 +14,14 @@
  * b, so loads and stores are runs of T elements, or in the last pass (b = 0)
  * T values of the top bits, whose bit reversals are consecutive.
  *
- * Each thread keeps 4 elements in registers (2 or 8 selectable, see
- * ntt_knobs) and runs up to 2 stages on them, a radix-4 round, between
- * exchanges through shared memory: a pass of 9 stages is 5 rounds, the first
- * reading global memory and the last writing it. Four per thread measured
- * best on the H200 (fewer registers than 8, so 3 blocks of 256 threads per
- * SM: the Montgomery multiplications are latency-bound, and more resident
- * warps beat more registers per thread). Twiddles come from one table of n
+ * Each thread keeps 2^lp elements in registers and runs up to lp stages on
+ * them between exchanges through shared memory: with 4, a pass of 9 stages
+ * is 5 rounds, the first reading global memory and the last writing it.
+ * On the H200 a pass that only transforms runs 8 per thread (3 rounds, 2
+ * blocks of 256 threads per SM) and one with a scaling, product, gather or
+ * power table folded in runs 4 (3 blocks: its extra multiplications are
+ * latency-bound, and more resident warps beat more registers per thread);
+ * ntt_knobs can force 2, 4 or 8. Twiddles come from one table of n
  * elements, tw[h + j] = omega_2h^j, loaded once per thread and stage where
  * j != 0 (j = 0 needs no multiplication).
  *

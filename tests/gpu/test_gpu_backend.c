@@ -253,7 +253,7 @@ static void test_msm_exceptional(size_t n, int g2)
     free(k);
 }
 
-/* Window plans: from 7 to 20 bits (CUZK_GPU_MSM_WINDOW), the 256 bits
+/* Window plans: from 7 to 22 bits (CUZK_GPU_MSM_WINDOW), the 256 bits
  * split evenly (the default: some windows one bit narrower) and uniform
  * (the top window short), and the bucket reduction's segment offsets in
  * runs (the default) and by double-and-add (CUZK_GPU_MSM_RUNS=0). */
