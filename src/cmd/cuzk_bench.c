@@ -335,16 +335,20 @@ static int bench_gpu_h(cuzk_gpu *g, unsigned log_m, int reps)
 /* GPU benchmarks: device times (CUDA events). */
 static int bench_gpu(int argc, char **argv, int mode)
 {
-    int reps = atoi(arg(argc, argv, "--reps", "3"));
-    if (reps < 1 || reps > MAX_REPS)
-        reps = 3;
+    /* The arguments are checked before a GPU is looked for. */
+    const char *what = mode == GPU_MSM ? "gpu-msm" : mode == GPU_H ? "gpu-h" : "gpu-ntt";
+    uint64_t reps = 3, ones = 0, log_n = 20, lo = 16, hi = 20;
+    cuzk_err e = uint_arg(argc, argv, "--reps", 3, 1, MAX_REPS, &reps);
+    if (!e && mode == GPU_MSM && !(e = uint_arg(argc, argv, "--ones", 0, 0, 100, &ones)) &&
+        !(e = uint_arg(argc, argv, "--log-lo", 16, 10, 30, &lo)))
+        e = uint_arg(argc, argv, "--log-hi", lo > 20 ? lo : 20, lo, 30, &hi);
+    if (!e && mode != GPU_MSM)
+        e = uint_arg(argc, argv, "--log", 20, 1, 28, &log_n);
+    if (e)
+        return die(what, e);
 #ifdef CUZK_HAVE_CUDA
     cuzk_gpu *g;
     char desc[256];
-    cuzk_err e;
-    uint64_t ones = 0; /* gpu-msm --ones: checked before the GPU is opened */
-    if (mode == GPU_MSM && (e = uint_arg(argc, argv, "--ones", 0, 0, 100, &ones)))
-        return die("gpu-msm", e);
     const char *dev = arg(argc, argv, "--device", "0");
     int ord = atoi(dev);
     if (dev[0] < '0' || dev[0] > '9')
@@ -356,42 +360,34 @@ static int bench_gpu(int argc, char **argv, int mode)
         return die("gpu", e);
     printf("# %s\n", desc);
     if (mode == GPU_H) {
-        int rc = bench_gpu_h(g, (unsigned)atoi(arg(argc, argv, "--log", "20")), reps);
+        int rc = bench_gpu_h(g, (unsigned)log_n, (int)reps);
         cuzk_gpu_close(g);
         return rc;
     }
     if (mode == GPU_MSM) {
-        unsigned lo = (unsigned)atoi(arg(argc, argv, "--log-lo", "16")),
-                 hi = (unsigned)atoi(arg(argc, argv, "--log-hi", "20"));
         int g2 = flag(argc, argv, "--g2");
         double ms[32];
-        if (hi < lo || hi - lo >= 32)
-            return die("gpu-msm", cuzk_fail(CUZK_EINVAL, "bad --log-lo/--log-hi"));
         int cross = flag(argc, argv, "--cross-check");
-        if ((e = cuzk_gpu_bench_msm(g, g2, lo, hi, reps, cross, (unsigned)ones, ms)))
-            return die("gpu-msm", e);
-        for (unsigned l = lo; l <= hi; l++) {
+        e = cuzk_gpu_bench_msm(g, g2, (unsigned)lo, (unsigned)hi, (int)reps, cross, (unsigned)ones,
+                               ms);
+        for (unsigned l = (unsigned)lo; !e && l <= hi; l++) {
             printf("gpu-msm group=%s log_n=%u ones_pct=%u reps=%d device_ms=%.2f", g2 ? "g2" : "g1",
-                   l, (unsigned)ones, reps, ms[l - lo]);
+                   l, (unsigned)ones, (int)reps, ms[l - lo]);
             if (l == lo)
-                printf(" checked_vs_cpu=yes cpu_check_log=%u", lo < 20 ? lo : 20);
+                printf(" checked_vs_cpu=yes cpu_check_log=%u", lo < 20 ? (unsigned)lo : 20);
             printf("%s\n", cross ? " cross_checked=yes" : "");
         }
     } else {
-        unsigned log_n = (unsigned)atoi(arg(argc, argv, "--log", "20"));
         double ms[4];
-        if ((e = cuzk_gpu_bench_ntt(g, log_n, reps, ms)))
-            return die("gpu-ntt", e);
-        printf("gpu-ntt log_n=%u reps=%d forward_ms=%.3f inverse_ms=%.3f coset_forward_ms=%.3f "
-               "coset_inverse_ms=%.3f\n",
-               log_n, reps, ms[0], ms[1], ms[2], ms[3]);
+        e = cuzk_gpu_bench_ntt(g, (unsigned)log_n, (int)reps, ms);
+        if (!e)
+            printf("gpu-ntt log_n=%u reps=%d forward_ms=%.3f inverse_ms=%.3f "
+                   "coset_forward_ms=%.3f coset_inverse_ms=%.3f\n",
+                   (unsigned)log_n, (int)reps, ms[0], ms[1], ms[2], ms[3]);
     }
     cuzk_gpu_close(g);
-    return 0;
+    return e ? die(what, e) : 0;
 #else
-    (void)argc;
-    (void)argv;
-    (void)mode;
     return die("gpu", cuzk_fail(CUZK_EUNSUPPORTED, "this build has no CUDA support"));
 #endif
 }

@@ -2,7 +2,8 @@
 # cuzk-bench's partition benchmark on the CPU backend at a small size: every
 # proof it makes is verified (it exits non-zero otherwise), and bad options
 # give a clear error. synth-witness at 2^10: the witness alone and the built
-# circuit's assignment agree (it exits non-zero otherwise).
+# circuit's assignment agree (it exits non-zero otherwise). The GPU
+# benchmarks' option errors, which come before any GPU is needed.
 set -u
 BENCH=$1
 . "$(dirname "$0")/../lib/expect.sh"
@@ -54,6 +55,15 @@ if [ "$parts" = 9 ]; then ok; else bad "9 partitions proved over the devices: $o
 expect 2 "--partitions 1..64" -- "$BENCH" engine --log 10 --partitions 0
 expect 2 "--budget 12XB: expected auto, bytes" -- "$BENCH" engine --log 10 --budget 12XB
 expect 2 "--devices N,M" -- "$BENCH" engine --log 10 --devices 0,x
+
+# The GPU benchmarks check their options before they look for a GPU, so
+# these fail the same way with or without one (and without CUDA support).
+expect 2 "gpu-ntt: --log abc: expected 1..28" -- "$BENCH" gpu-ntt --log abc
+expect 2 "gpu-ntt: --reps 0: expected 1..64" -- "$BENCH" gpu-ntt --log 10 --reps 0
+expect 2 "gpu-h: --log 29: expected 1..28" -- "$BENCH" gpu-h --log 29
+expect 2 "gpu-msm: --log-hi 20: expected 22..30" -- "$BENCH" gpu-msm --log-lo 22 --log-hi 20
+expect 2 "gpu-msm: --log-lo 9: expected 10..30" -- "$BENCH" gpu-msm --log-lo 9
+expect 2 "gpu-msm: --ones 150: expected 0..100" -- "$BENCH" gpu-msm --ones 150
 
 echo "test_bench: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
