@@ -137,6 +137,17 @@ static __device__ __forceinline__ FT FN(_neg)(FT a)
  * of the chain is one wide multiply-add on the device (a product split into
  * a low chain and a high chain needs a separate high-half multiply, at a
  * higher cost per product). The chain's carry goes into acc[N]. */
+static __device__ __forceinline__ void FN(_mad_pairs_from)(uint32_t *acc, const uint32_t *x, int o,
+                                                           uint32_t y, int k0)
+{
+#pragma unroll
+    for (int k = k0; k < FLD_N; k += 2) {
+        PTX_MADLOC_CC(acc[k], x[k + o], y, acc[k]);
+        PTX_MADHIC_CC(acc[k + 1], x[k + o], y, acc[k + 1]);
+    }
+    PTX_ADDC(acc[FLD_N], acc[FLD_N], 0);
+}
+
 static __device__ __forceinline__ void FN(_mad_pairs)(uint32_t *acc, const uint32_t *x, int o,
                                                       uint32_t y, int cin)
 {
@@ -145,12 +156,7 @@ static __device__ __forceinline__ void FN(_mad_pairs)(uint32_t *acc, const uint3
     else
         PTX_MADLO_CC(acc[0], x[o], y, acc[0]);
     PTX_MADHIC_CC(acc[1], x[o], y, acc[1]);
-#pragma unroll
-    for (int k = 2; k < FLD_N; k += 2) {
-        PTX_MADLOC_CC(acc[k], x[k + o], y, acc[k]);
-        PTX_MADHIC_CC(acc[k + 1], x[k + o], y, acc[k + 1]);
-    }
-    PTX_ADDC(acc[FLD_N], acc[FLD_N], 0);
+    FN(_mad_pairs_from)(acc, x, o, y, 2);
 }
 
 /* The same with the modulus as x (its limbs come from constant memory:
@@ -167,12 +173,7 @@ static __device__ __forceinline__ void FN(_mad_pairs_p)(uint32_t *acc, int o, ui
     else
         PTX_ADD_CC(acc[0], acc[0], lo);
     PTX_ADDC_CC(acc[1], acc[1], hi);
-#pragma unroll
-    for (int k = 2; k < FLD_N; k += 2) {
-        PTX_MADLOC_CC(acc[k], FLD_P[k + o], y, acc[k]);
-        PTX_MADHIC_CC(acc[k + 1], FLD_P[k + o], y, acc[k + 1]);
-    }
-    PTX_ADDC(acc[FLD_N], acc[FLD_N], 0);
+    FN(_mad_pairs_from)(acc, FLD_P, o, y, 2);
 #else
     FN(_mad_pairs)(acc, FLD_P, o, y, cin);
 #endif

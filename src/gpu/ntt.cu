@@ -15,15 +15,19 @@
  * T values of the top bits, whose bit reversals are consecutive.
  *
  * Each thread keeps 2^lp elements in registers and runs up to lp stages on
- * them between exchanges through shared memory: with 4, a pass of 9 stages
- * is 5 rounds, the first reading global memory and the last writing it.
- * On the H200 a pass that only transforms runs 8 per thread (3 rounds, 2
- * blocks of 256 threads per SM) and one with a scaling, product, gather or
- * power table folded in runs 4 (3 blocks: its extra multiplications are
- * latency-bound, and more resident warps beat more registers per thread);
- * ntt_knobs can force 2, 4 or 8. Twiddles come from one table of n
- * elements, tw[h + j] = omega_2h^j, loaded once per thread and stage where
- * j != 0 (j = 0 needs no multiplication).
+ * them between exchanges through shared memory (two planes of 16-byte
+ * halves, swizzled so that no round has bank conflicts): with 4, a pass of
+ * 9 stages is 5 rounds, the first reading global memory and the last
+ * writing it. On the H200 a pass that only transforms, or scales by a
+ * constant, runs 8 per thread (3 rounds, 2 blocks of 256 threads per SM)
+ * and one with a power table, product or gather folded in runs 4 (3
+ * blocks: its extra multiplications are latency-bound, and more resident
+ * warps beat more registers per thread); ntt_knobs can force 2, 4 or 8.
+ * Each kind of pass (first with a folded operation, middle, last, last
+ * with a scaling) has its own compiled kernel, so no pass carries the
+ * registers and branches of another, and indices are 32-bit. Twiddles come
+ * from one table of n elements, tw[h + j] = omega_2h^j, loaded once per
+ * thread and stage where j != 0 (j = 0 needs no multiplication).
  *
  * There is no separate permutation: the last pass writes each result
  * straight to its bit-reversed index. Because that store scatters across
@@ -47,9 +51,9 @@
 #define NTT_PASS_LOG 10      /* most stages one pass keeps in shared memory */
 #define NTT_SMEM_BYTES 65536 /* 2^11 elements: the largest block (R + log_t <= 11) */
 
-static __device__ __forceinline__ fr_t pow_get(const fr_t *tab, unsigned bits, size_t e)
+static __device__ __forceinline__ fr_t pow_get(const fr_t *tab, unsigned bits, unsigned e)
 {
-    return fr_mul(tab[((size_t)1 << bits) + (e >> bits)], tab[e & (((size_t)1 << bits) - 1)]);
+    return fr_mul(tab[(1u << bits) + (e >> bits)], tab[e & ((1u << bits) - 1)]);
 }
 
 /* tw[i] for 1 <= i < n: i = h + j with h the top power of two of i. */
@@ -64,7 +68,7 @@ __global__ void k_ntt_twiddles(fr_t *tw, unsigned log_n, const fr_t *wtab, unsig
         }
         unsigned lh = 63 - __clzll((long long)i);
         size_t j = i - ((size_t)1 << lh);
-        tw[i] = pow_get(wtab, bits, j << (log_n - 1 - lh));
+        tw[i] = pow_get(wtab, bits, (unsigned)(j << (log_n - 1 - lh)));
     }
 }
 
@@ -83,75 +87,123 @@ typedef struct {
 } ntt_pass;
 
 /* Global index of block element e = p T + t: base + p 2^lps + t 2^lts
- * (the strides are powers of two: shifts, not 64-bit multiplications). */
-static __device__ __forceinline__ size_t pass_index(unsigned log_t, size_t base, unsigned lps,
-                                                    unsigned lts, unsigned e)
+ * (the strides are powers of two: shifts). Indices fit 32 bits (n <= 2^28),
+ * which halves the integer work of every address and twiddle index. */
+static __device__ __forceinline__ unsigned pass_index(unsigned log_t, unsigned base, unsigned lps,
+                                                      unsigned lts, unsigned e)
 {
-    return base + ((size_t)(e >> log_t) << lps) + ((size_t)(e & ((1u << log_t) - 1)) << lts);
+    return base + ((e >> log_t) << lps) + ((e & ((1u << log_t) - 1)) << lts);
 }
 
-/* The pass with 2^lp elements per thread (a constant: 1..3). */
-static __device__ __forceinline__ void ntt_pass_body(const ntt_pass P, const int lp)
+/* Shared memory holds a block's elements as two planes of 16-byte halves,
+ * element e at slot sh_swz(e) of each. A quarter warp's 16-byte accesses
+ * are free of bank conflicts when its 8 slots differ mod 8; the threads of
+ * a round differ in the lowest three bits of e outside the round's window
+ * (bits lo .. lo + lp - 1), and XOR-ing bits 3..5 of e into bits 0..2 by
+ * the matrix below (columns 7, 5, 6) makes those 8 slots distinct for
+ * every lo and lp = 1..3. The map is linear, so a round forms the slot of
+ * its base and of each window offset once and XORs them. */
+static __device__ __forceinline__ unsigned sh_swz(unsigned e)
+{
+    return e ^ ((0x43162570u >> ((e >> 1) & 0x1cu)) & 7u);
+}
+
+static __device__ __forceinline__ fr_t sh_get(const uint4 *s, unsigned E, unsigned a)
+{
+    uint4 u = s[a], v = s[E + a];
+    fr_t r;
+    r.l[0] = u.x, r.l[1] = u.y, r.l[2] = u.z, r.l[3] = u.w;
+    r.l[4] = v.x, r.l[5] = v.y, r.l[6] = v.z, r.l[7] = v.w;
+    return r;
+}
+
+static __device__ __forceinline__ void sh_put(uint4 *s, unsigned E, unsigned a, const fr_t &x)
+{
+    s[a] = make_uint4(x.l[0], x.l[1], x.l[2], x.l[3]);
+    s[E + a] = make_uint4(x.l[4], x.l[5], x.l[6], x.l[7]);
+}
+
+/* What a pass kernel is compiled for (the host picks the kernel that
+ * matches the pass): NF_OPS the first pass with a power table, product or
+ * gather folded in, NF_LAST the last pass (scattered stores), NF_SCALE its
+ * scaling; NF_ANY decides all of it at run time (the 2-per-thread kernel,
+ * a measurement knob only). */
+#define NF_OPS 1
+#define NF_LAST 2
+#define NF_SCALE 4
+#define NF_ANY 8
+
+/* The pass with 2^LP elements per thread (top comment). */
+template <int LP, int FL> static __device__ __forceinline__ void ntt_pass_body(const ntt_pass &P)
 {
     extern __shared__ uint4 ntt_smem[];
-    fr_t *sh = (fr_t *)ntt_smem;
     const unsigned E = 1u << (P.R + P.log_t);
-    const int first = P.b + P.R == P.log_n, last = P.b == 0;
-    size_t base;
-    unsigned ps, ts; /* log2 of the strides */
-    if (!last) {     /* columns: T consecutive indices below bit b */
-        size_t chunks = ((size_t)1 << P.b) >> P.log_t;
-        base = ((blockIdx.x / chunks) << (P.b + P.R)) + ((blockIdx.x % chunks) << P.log_t);
+    const bool any = FL & NF_ANY;
+    const bool first = any ? P.b + P.R == P.log_n : (FL & NF_OPS) != 0;
+    const bool last = any ? P.b == 0 : (FL & NF_LAST) != 0;
+    const bool scale = any ? P.scale != 0 : (FL & NF_SCALE) != 0;
+    const bool ops = first && (any || (FL & NF_OPS));
+    unsigned base, ps, ts; /* log2 of the strides */
+    if (!last) {           /* columns: T consecutive indices below bit b */
+        const unsigned lc = P.b - P.log_t;
+        base = ((blockIdx.x >> lc) << (P.b + P.R)) + ((blockIdx.x & ((1u << lc) - 1)) << P.log_t);
         ps = P.b;
         ts = 0;
     } else { /* columns: T values of the top bits, their reversals consecutive */
-        base = (size_t)blockIdx.x << P.R;
+        base = blockIdx.x << P.R;
         ps = 0;
         ts = P.log_n - P.log_t;
     }
-    const size_t n = (size_t)1 << P.log_n;
-    const int pt = 1 << lp;
-    fr_t x[8];
+    const unsigned n = 1u << P.log_n;
+    const int pt = 1 << LP;
+    fr_t x[1 << LP];
     unsigned lo = 0, eb = 0;
     for (int c = (int)P.R - 1; c >= 0;) {
         /* This round: stages of pass bits c .. c-r+1, on the pt elements
-         * whose block index differs in bits lo .. lo+lp-1 (the window). */
-        const int r = c + 1 < lp ? c + 1 : lp;
-        const unsigned w =
-            (unsigned)c + P.log_t < (unsigned)lp - 1 ? (unsigned)lp - 1 : (unsigned)c + P.log_t;
-        lo = w - (unsigned)(lp - 1);
+         * whose block index differs in bits lo .. lo+LP-1 (the window). */
+        const int r = c + 1 < LP ? c + 1 : LP;
+        const unsigned w = c + (int)P.log_t < LP - 1 ? LP - 1 : (unsigned)c + P.log_t;
+        lo = w - (unsigned)(LP - 1);
         eb = ((threadIdx.x >> lo) << (w + 1)) | (threadIdx.x & ((1u << lo) - 1));
         const int top = c == (int)P.R - 1;
+        if (!top) {
+            const unsigned sb = sh_swz(eb);
 #pragma unroll
-        for (int k = 0; k < pt; k++) {
-            unsigned e = eb | ((unsigned)k << lo);
-            if (e >= E) {
-                x[k] = fr_zero();
-            } else if (!top) {
-                x[k] = sh[e];
-            } else {
-                size_t gi = pass_index(P.log_t, base, ps, ts, e);
-                fr_t v = P.in[first && P.gather ? (size_t)((gi * P.gather) & (n - 1)) : gi];
-                if (first && P.pre)
+            for (int k = 0; k < pt; k++) {
+                const unsigned e = eb | ((unsigned)k << lo);
+                x[k] = e < E ? sh_get(ntt_smem, E, sb ^ sh_swz((unsigned)k << lo)) : fr_zero();
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < pt; k++) {
+                const unsigned e = eb | ((unsigned)k << lo);
+                if (e >= E) {
+                    x[k] = fr_zero();
+                    continue;
+                }
+                const unsigned gi = pass_index(P.log_t, base, ps, ts, e);
+                fr_t v = P.in[ops && P.gather ? (gi * (unsigned)P.gather) & (n - 1) : gi];
+                if (ops && P.pre)
                     v = fr_mul(v, pow_get(P.pre, P.pow_bits, gi));
-                if (first && P.mul_b)
+                if (ops && P.mul_b)
                     v = fr_sub(fr_mul(v, P.mul_b[gi]), P.sub_c[gi]);
                 x[k] = v;
             }
         }
 #pragma unroll
-        for (int l = lp - 1; l >= 0; l--) {
+        for (int l = LP - 1; l >= 0; l--) {
             const int pb = (int)(lo + l) - (int)P.log_t; /* pass bit of window bit l */
             if (pb < 0 || pb > c || pb <= c - r)
                 continue;
             const unsigned q = P.b + (unsigned)pb; /* global bit: half-size 2^q */
-            const size_t qmask = ((size_t)1 << q) - 1;
+            const unsigned qmask = (1u << q) - 1;
 #pragma unroll
             for (int m = 0; m < (1 << l); m++) {
-                size_t j = pass_index(P.log_t, base, ps, ts, eb | ((unsigned)m << lo)) & qmask;
+                const unsigned j =
+                    pass_index(P.log_t, base, ps, ts, eb | ((unsigned)m << lo)) & qmask;
                 fr_t wv = fr_zero();
                 if (j)
-                    wv = P.tw[((size_t)1 << q) + j];
+                    wv = P.tw[(1u << q) + j];
 #pragma unroll
                 for (int hh = 0; hh < (pt >> (l + 1)); hh++) {
                     const int k0 = (hh << (l + 1)) | m, k1 = k0 | (1 << l);
@@ -164,12 +216,11 @@ static __device__ __forceinline__ void ntt_pass_body(const ntt_pass P, const int
         }
         c -= r;
         if (c >= 0) {
+            const unsigned sb = sh_swz(eb);
 #pragma unroll
-            for (int k = 0; k < pt; k++) {
-                unsigned e = eb | ((unsigned)k << lo);
-                if (e < E)
-                    sh[e] = x[k];
-            }
+            for (int k = 0; k < pt; k++)
+                if ((eb | ((unsigned)k << lo)) < E)
+                    sh_put(ntt_smem, E, sb ^ sh_swz((unsigned)k << lo), x[k]);
             __syncthreads();
         }
     }
@@ -177,42 +228,49 @@ static __device__ __forceinline__ void ntt_pass_body(const ntt_pass P, const int
         __syncthreads();
 #pragma unroll
     for (int k = 0; k < pt; k++) {
-        unsigned e = eb | ((unsigned)k << lo);
+        const unsigned e = eb | ((unsigned)k << lo);
         if (e >= E)
             continue;
-        size_t gi = pass_index(P.log_t, base, ps, ts, e);
+        const unsigned gi = pass_index(P.log_t, base, ps, ts, e);
         fr_t v = x[k];
         if (!last) {
             P.out[gi] = v;
             continue;
         }
         /* DIF leaves X[brev(gi)] at gi; the inverse reads X[-d] at d. */
-        size_t d = (size_t)(__brevll((unsigned long long)gi) >> (64 - P.log_n));
+        unsigned d = __brev(gi) >> (32 - P.log_n);
         if (P.inverse)
             d = (n - d) & (n - 1);
-        if (P.scale)
+        if (scale)
             v = fr_mul(v, P.post ? pow_get(P.post, P.pow_bits, d) : P.post_c);
         P.out[d] = v;
     }
 }
 
-/* One kernel per shape: 8 elements per thread (2 blocks of 256 threads per
- * SM: 128 registers), 4 (3 blocks) and 2 (4 blocks). */
-__global__ void __launch_bounds__(256, 2) k_ntt_pass8(ntt_pass P)
+/* One kernel per shape and pass kind: 8 elements per thread (2 blocks of
+ * 256 threads per SM: 128 registers), 4 (3 blocks) and 2 (4 blocks). */
+template <int LP, int FL>
+__global__ void __launch_bounds__(256, LP == 3   ? 2
+                                       : LP == 2 ? 3
+                                                 : 4) k_ntt_pass(ntt_pass P)
 {
-    ntt_pass_body(P, 3);
-}
-__global__ void __launch_bounds__(256, 3) k_ntt_pass4(ntt_pass P)
-{
-    ntt_pass_body(P, 2);
-}
-__global__ void __launch_bounds__(256, 4) k_ntt_pass2(ntt_pass P)
-{
-    ntt_pass_body(P, 1);
+    ntt_pass_body<LP, FL>(P);
 }
 
 typedef void (*ntt_pass_kernel)(ntt_pass);
-static const ntt_pass_kernel ntt_kernels[3] = {k_ntt_pass2, k_ntt_pass4, k_ntt_pass8};
+/* [LP - 1][NF_OPS | NF_LAST | NF_SCALE]; NULL where a pass cannot be (a
+ * scaling belongs to the last pass). */
+#define NTT_KINDS(lp)                                                                              \
+    {                                                                                              \
+        k_ntt_pass<lp, 0>, k_ntt_pass<lp, NF_OPS>, k_ntt_pass<lp, NF_LAST>,                        \
+            k_ntt_pass<lp, NF_OPS | NF_LAST>, NULL, NULL, k_ntt_pass<lp, NF_LAST | NF_SCALE>,      \
+            k_ntt_pass<lp, NF_OPS | NF_LAST | NF_SCALE>                                            \
+    }
+static const ntt_pass_kernel ntt_kernels[3][8] = {
+    {k_ntt_pass<1, NF_ANY>, k_ntt_pass<1, NF_ANY>, k_ntt_pass<1, NF_ANY>, k_ntt_pass<1, NF_ANY>,
+     NULL, NULL, k_ntt_pass<1, NF_ANY>, k_ntt_pass<1, NF_ANY>},
+    NTT_KINDS(2),
+    NTT_KINDS(3)};
 
 /* Random field elements below 2^253 (valid Montgomery forms) for benchmarks. */
 __global__ void k_rand_fr(fr_t *a, size_t n, uint64_t seed)
@@ -307,10 +365,12 @@ static void ntt_knobs_read(void)
  * the vanishing polynomial on the coset. */
 static cuzk_err ntt_tables(cuzk_gpu *g, unsigned log_n)
 {
-    for (int k = 0; k < 3; k++)
-        GPU_TRY(cudaFuncSetAttribute(ntt_kernels[k], cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     NTT_SMEM_BYTES),
-                "NTT shared memory");
+    for (int k = 0; k < 3 * 8; k++)
+        if (ntt_kernels[k / 8][k % 8])
+            GPU_TRY(cudaFuncSetAttribute(ntt_kernels[k / 8][k % 8],
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         NTT_SMEM_BYTES),
+                    "NTT shared memory");
     ntt_knobs_read();
     if (g->ntt_log == log_n)
         return CUZK_OK;
@@ -431,7 +491,8 @@ static void ntt_run(cuzk_gpu *g, fr_t *a, unsigned log_n, int inverse, const fr_
             P.gather = 0;
         }
         P.scale = i + 1 == passes ? scale : 0;
-        int plain = !P.pre && !P.mul_b && !P.gather && !P.scale;
+        /* a scaling by a constant runs 8 per thread too (measured) */
+        int plain = !P.pre && !P.mul_b && !P.gather && !(P.scale && P.post);
         const unsigned lp = ntt_knobs.lp ? (unsigned)ntt_knobs.lp : plain ? 3u : 2u, emax = lp + 8;
         unsigned lt = ntt_knobs.max_log_t, room = b ? b : log_n - P.R;
         if (lt > emax - P.R)
@@ -441,7 +502,9 @@ static void ntt_run(cuzk_gpu *g, fr_t *a, unsigned log_n, int inverse, const fr_
         unsigned threads = log_e < lp ? 1 : 1u << (log_e - lp);
         if (ntt_knobs.profile)
             cudaEventRecord(ntt_knobs.ev[i], g->stream);
-        ntt_pass_kernel kern = ntt_kernels[lp - 1];
+        ntt_pass_kernel kern =
+            ntt_kernels[lp - 1][(P.pre || P.mul_b || P.gather ? NF_OPS : 0) |
+                                (b == 0 ? NF_LAST : 0) | (P.scale ? NF_SCALE : 0)];
         size_t smem = sizeof(fr_t) << log_e;
         kern<<<(unsigned)(n >> log_e), threads, smem, g->stream>>>(P);
     }
