@@ -333,8 +333,9 @@ static void n_inverse(cuzk_fr *r, unsigned log_n)
 
 /* Shape and profiling, from the environment once, for measurements:
  * CUZK_GPU_NTT_PER_THREAD=2|4|8 elements per thread (default: 8 in the
- * passes that only transform, 4 in those with a scaling, product, gather or
- * power table folded in, where 8 was slower on the H200);
+ * passes that only transform or scale by a constant, 4 in those with a
+ * power table, product or gather folded in, where 8 was slower on the
+ * H200);
  * CUZK_GPU_NTT_COLUMNS=k caps log_t at k (0..2, default 2);
  * CUZK_GPU_NTT_PROFILE=1 times each pass with events and prints the times
  * on stderr (it synchronizes the stream after each transform). */
