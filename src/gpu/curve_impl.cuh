@@ -77,15 +77,15 @@ static __device__ __forceinline__ void PN(_dbl_to)(XYZZ *p)
         return;
     FE U = F(_dbl)(p->Y);
     FE V = F(_sqr)(U);
-    FE W = F(_mul)(U, V);
-    FE S = F(_mul)(p->X, V);
+    FE W = F(_mul_narrow)(U, V);
+    FE S = F(_mul_narrow)(p->X, V);
     FE M = F(_sqr)(p->X);
     M = F(_add)(F(_dbl)(M), M);
-    p->ZZ = F(_mul)(V, p->ZZ);
-    p->ZZZ = F(_mul)(W, p->ZZZ);
-    FE Y = F(_mul)(W, p->Y);
+    p->ZZ = F(_mul_narrow)(V, p->ZZ);
+    p->ZZZ = F(_mul_narrow)(W, p->ZZZ);
+    FE Y = F(_mul_narrow)(W, p->Y);
     p->X = F(_sub)(F(_sqr)(M), F(_dbl)(S));
-    p->Y = F(_sub)(F(_mul)(M, F(_sub)(S, p->X)), Y);
+    p->Y = F(_sub)(F(_mul_narrow)(M, F(_sub)(S, p->X)), Y);
 }
 
 /* Doubling, full addition and the affine conversion are out of line: they
@@ -104,8 +104,8 @@ static __device__ __forceinline__ XYZZ PN(_add_aff)(XYZZ p, AFF q)
         return p;
     if (PN(_is_inf)(p))
         return PN(_from_aff)(q);
-    FE U2 = F(_mul)(q.x, p.ZZ);
-    FE S2 = F(_mul)(q.y, p.ZZZ);
+    FE U2 = F(_mul_narrow)(q.x, p.ZZ);
+    FE S2 = F(_mul_narrow)(q.y, p.ZZZ);
     FE P = F(_sub)(U2, p.X);
     FE R = F(_sub)(S2, p.Y);
     if (F(_is_zero)(P)) {
@@ -114,13 +114,13 @@ static __device__ __forceinline__ XYZZ PN(_add_aff)(XYZZ p, AFF q)
         return PN(_inf)();
     }
     FE PP = F(_sqr)(P);
-    FE PPP = F(_mul)(P, PP);
-    FE Q = F(_mul)(p.X, PP);
+    FE PPP = F(_mul_narrow)(P, PP);
+    FE Q = F(_mul_narrow)(p.X, PP);
     XYZZ r;
     r.X = F(_sub)(F(_sub)(F(_sqr)(R), PPP), F(_dbl)(Q));
-    r.Y = F(_sub)(F(_mul)(R, F(_sub)(Q, r.X)), F(_mul)(p.Y, PPP));
-    r.ZZ = F(_mul)(p.ZZ, PP);
-    r.ZZZ = F(_mul)(p.ZZZ, PPP);
+    r.Y = F(_sub)(F(_mul_narrow)(R, F(_sub)(Q, r.X)), F(_mul_narrow)(p.Y, PPP));
+    r.ZZ = F(_mul_narrow)(p.ZZ, PP);
+    r.ZZZ = F(_mul_narrow)(p.ZZZ, PPP);
     return r;
 }
 
@@ -138,13 +138,13 @@ static __device__ __forceinline__ void PN(_add_to)(XYZZ *acc, const XYZZ *q)
         *acc = *q;
         return;
     }
-    FE U1 = F(_mul)(acc->X, qZZ);
-    FE U2 = F(_mul)(q->X, acc->ZZ);
-    FE zz = F(_mul)(acc->ZZ, qZZ);
+    FE U1 = F(_mul_narrow)(acc->X, qZZ);
+    FE U2 = F(_mul_narrow)(q->X, acc->ZZ);
+    FE zz = F(_mul_narrow)(acc->ZZ, qZZ);
     FE qZZZ = q->ZZZ;
-    FE S1 = F(_mul)(acc->Y, qZZZ);
-    FE S2 = F(_mul)(q->Y, acc->ZZZ);
-    FE zzz = F(_mul)(acc->ZZZ, qZZZ);
+    FE S1 = F(_mul_narrow)(acc->Y, qZZZ);
+    FE S2 = F(_mul_narrow)(q->Y, acc->ZZZ);
+    FE zzz = F(_mul_narrow)(acc->ZZZ, qZZZ);
     FE P = F(_sub)(U2, U1);
     FE R = F(_sub)(S2, S1);
     if (F(_is_zero)(P)) {
@@ -152,12 +152,12 @@ static __device__ __forceinline__ void PN(_add_to)(XYZZ *acc, const XYZZ *q)
         return;
     }
     FE PP = F(_sqr)(P);
-    FE PPP = F(_mul)(P, PP);
-    FE Q = F(_mul)(U1, PP);
-    acc->ZZ = F(_mul)(zz, PP);
-    acc->ZZZ = F(_mul)(zzz, PPP);
+    FE PPP = F(_mul_narrow)(P, PP);
+    FE Q = F(_mul_narrow)(U1, PP);
+    acc->ZZ = F(_mul_narrow)(zz, PP);
+    acc->ZZZ = F(_mul_narrow)(zzz, PPP);
     acc->X = F(_sub)(F(_sub)(F(_sqr)(R), PPP), F(_dbl)(Q));
-    acc->Y = F(_sub)(F(_mul)(R, F(_sub)(Q, acc->X)), F(_mul)(S1, PPP));
+    acc->Y = F(_sub)(F(_mul_narrow)(R, F(_sub)(Q, acc->X)), F(_mul_narrow)(S1, PPP));
 }
 
 /* p + q, out of line as PN(_dbl) is. */
@@ -191,11 +191,11 @@ static __device__ __noinline__ AFF PN(_to_aff)(XYZZ p)
         return r;
     }
     /* One inversion for both: t = 1/(ZZ ZZZ), 1/ZZ = t ZZZ, 1/ZZZ = t ZZ. */
-    FE t = F(_inv)(F(_mul)(p.ZZ, p.ZZZ));
-    FE izz = F(_mul)(t, p.ZZZ);
-    FE izzz = F(_mul)(t, p.ZZ);
-    r.x = F(_mul)(p.X, izz);
-    r.y = F(_mul)(p.Y, izzz);
+    FE t = F(_inv)(F(_mul_narrow)(p.ZZ, p.ZZZ));
+    FE izz = F(_mul_narrow)(t, p.ZZZ);
+    FE izzz = F(_mul_narrow)(t, p.ZZ);
+    r.x = F(_mul_narrow)(p.X, izz);
+    r.y = F(_mul_narrow)(p.Y, izzz);
     return r;
 }
 

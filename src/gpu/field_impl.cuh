@@ -279,21 +279,53 @@ static __device__ __forceinline__ FT FN(_mul)(FT a, FT b)
     return FN(_final_sub)(FN(_merge)(E, O, e), 0);
 }
 
-/* acc += a_i a_j 2^(32 (i + j)) for j = j0, j0 + 2, ... < N: disjoint limb
- * pairs, one carry chain, its carry into the limb after the last pair (at
- * most 2N - 1). */
-static __device__ __forceinline__ void FN(_sqr_row)(uint32_t *acc, const uint32_t *a, int i, int j0)
+/* acc += x b_j 2^(32 (i + j)) for j = j0, j0 + 2, ... < N: disjoint limb
+ * pairs, one carry chain, its carry into the limb after the last pair
+ * (dropped past 2N - 1, where the sum it belongs to is known to end). */
+static __device__ __forceinline__ void FN(_mul_row)(uint32_t *acc, uint32_t x, const uint32_t *b,
+                                                    int i, int j0)
 {
     int last = j0;
-    PTX_MADLO_CC(acc[i + j0], a[i], a[j0], acc[i + j0]);
-    PTX_MADHIC_CC(acc[i + j0 + 1], a[i], a[j0], acc[i + j0 + 1]);
+    PTX_MADLO_CC(acc[i + j0], x, b[j0], acc[i + j0]);
+    PTX_MADHIC_CC(acc[i + j0 + 1], x, b[j0], acc[i + j0 + 1]);
 #pragma unroll
     for (int j = j0 + 2; j < FLD_N; j += 2) {
-        PTX_MADLOC_CC(acc[i + j], a[i], a[j], acc[i + j]);
-        PTX_MADHIC_CC(acc[i + j + 1], a[i], a[j], acc[i + j + 1]);
+        PTX_MADLOC_CC(acc[i + j], x, b[j], acc[i + j]);
+        PTX_MADHIC_CC(acc[i + j + 1], x, b[j], acc[i + j + 1]);
         last = j;
     }
-    PTX_ADDC(acc[i + last + 2], acc[i + last + 2], 0);
+    if (i + last + 2 < 2 * FLD_N)
+        PTX_ADDC(acc[i + last + 2], acc[i + last + 2], 0);
+}
+
+/* t = C + D over 2N limbs (the sum is known to fit). */
+static __device__ __forceinline__ void FN(_add_wide)(uint32_t *t, const uint32_t *C,
+                                                     const uint32_t *D)
+{
+    PTX_ADD_CC(t[0], C[0], D[0]);
+#pragma unroll
+    for (int i = 1; i < 2 * FLD_N - 1; i++)
+        PTX_ADDC_CC(t[i], C[i], D[i]);
+    PTX_ADDC(t[2 * FLD_N - 1], C[2 * FLD_N - 1], D[2 * FLD_N - 1]);
+}
+
+/* The whole product t = a b (2N limbs, not reduced), for sums of products
+ * that are reduced once (fp2_mul). Row i adds a_i b_j with j even and with
+ * j odd as two chains; the pairs of a chain sit at positions of one parity,
+ * so C takes the even positions and D the odd ones. A row's last carry
+ * lands on a limb that holds at most one earlier carry. */
+static __device__ __forceinline__ void FN(_mul_wide)(uint32_t t[2 * FLD_N], FT a, FT b)
+{
+    uint32_t C[2 * FLD_N], D[2 * FLD_N];
+#pragma unroll
+    for (int i = 0; i < 2 * FLD_N; i++)
+        C[i] = D[i] = 0;
+#pragma unroll
+    for (int i = 0; i < FLD_N; i++) {
+        FN(_mul_row)((i & 1) ? D : C, a.l[i], b.l, i, 0);
+        FN(_mul_row)((i & 1) ? C : D, a.l[i], b.l, i, 1);
+    }
+    FN(_add_wide)(t, C, D);
 }
 
 /* Square: the cross products a_i a_j (i < j) once, doubled, plus the
@@ -309,16 +341,13 @@ static __device__ __forceinline__ FT FN(_sqr)(FT a)
         C[i] = D[i] = 0;
 #pragma unroll
     for (int i = 0; i < FLD_N - 1; i++) {
-        FN(_sqr_row)(D, a.l, i, i + 1);
+        FN(_mul_row)(D, a.l[i], a.l, i, i + 1);
         if (i + 2 < FLD_N)
-            FN(_sqr_row)(C, a.l, i, i + 2);
+            FN(_mul_row)(C, a.l[i], a.l, i, i + 2);
     }
     /* t = 2 (C + D) + sum a_i^2 2^(64 i); the cross sum is below 2^(64N-1). */
     uint32_t t[2 * FLD_N];
-    PTX_ADD_CC(t[0], C[0], D[0]);
-#pragma unroll
-    for (int i = 1; i < 2 * FLD_N; i++)
-        PTX_ADDC_CC(t[i], C[i], D[i]);
+    FN(_add_wide)(t, C, D);
 #pragma unroll
     for (int i = 2 * FLD_N - 1; i > 0; i--)
         t[i] = __funnelshift_l(t[i - 1], t[i], 1);

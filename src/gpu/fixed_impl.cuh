@@ -60,7 +60,7 @@ static __global__ void PN(_k_fixed_mul)(AFF *out, XYZZ *acc_s, FE *pre_s, const 
         acc_s[i] = a;
         pre_s[i] = prod;
         if (!PN(_is_inf)(a))
-            prod = F(_mul)(prod, F(_mul)(a.ZZ, a.ZZZ));
+            prod = F(_mul_narrow)(prod, F(_mul_narrow)(a.ZZ, a.ZZZ));
         used = j + 1;
     }
     if (!used)
@@ -74,11 +74,11 @@ static __global__ void PN(_k_fixed_mul)(AFF *out, XYZZ *acc_s, FE *pre_s, const 
             r.x = F(_zero)();
             r.y = F(_zero)();
         } else {
-            FE zz3 = F(_mul)(a.ZZ, a.ZZZ);
-            FE dinv = F(_mul)(inv, pre_s[i]); /* 1/(ZZ ZZZ) of this point */
-            inv = F(_mul)(inv, zz3);
-            r.x = F(_mul)(a.X, F(_mul)(dinv, a.ZZZ));
-            r.y = F(_mul)(a.Y, F(_mul)(dinv, a.ZZ));
+            FE zz3 = F(_mul_narrow)(a.ZZ, a.ZZZ);
+            FE dinv = F(_mul_narrow)(inv, pre_s[i]); /* 1/(ZZ ZZZ) of this point */
+            inv = F(_mul_narrow)(inv, zz3);
+            r.x = F(_mul_narrow)(a.X, F(_mul_narrow)(dinv, a.ZZZ));
+            r.y = F(_mul_narrow)(a.Y, F(_mul_narrow)(dinv, a.ZZ));
         }
         out[i] = r;
     }

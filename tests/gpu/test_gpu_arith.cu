@@ -308,6 +308,16 @@ static void test_fp2(void)
             a[i].fp[1] = e[i % NEDGE];
             b[i].fp[0] = e[i % NEDGE];
             b[i].fp[1] = e[(i / NEDGE + 1) % NEDGE];
+        } else if (i < NEDGE * NEDGE + NHEAVY) {
+            /* long carry chains in the whole products and their sums; every
+             * other pair with a0 b0 = 0 under a heavy a1 b1, the most
+             * negative a0 b0 - a1 b1 that fp2_mul corrects by p^2 */
+            fp_heavy(&a[i].fp[0]);
+            fp_heavy(&a[i].fp[1]);
+            fp_heavy(&b[i].fp[0]);
+            fp_heavy(&b[i].fp[1]);
+            if (i % 2)
+                memset(&a[i].fp[0], 0, sizeof a[i].fp[0]);
         } else {
             fp_random(&a[i].fp[0]);
             fp_random(&a[i].fp[1]);
