@@ -282,9 +282,15 @@ static __device__ __forceinline__ fp2_t fp2_conj_scale(fp2_t a, fp_t n)
     fp2_t r = {fp_mul(a.c0, n), fp_neg(fp_mul(a.c1, n))};
     return r;
 }
+/* c0^2 + c1^2 with one reduction (the sum of the whole squares is below
+ * 2 p^2 < p R). */
 static __device__ __forceinline__ fp_t fp2_norm(fp2_t a)
 {
-    return fp_add(fp_sqr(a.c0), fp_sqr(a.c1));
+    uint32_t t0[24], t1[24], t[24];
+    fp_sqr_wide(t0, a.c0);
+    fp_sqr_wide(t1, a.c1);
+    fp_add_wide(t, t0, t1);
+    return fp_redc(t);
 }
 static __device__ __forceinline__ fp2_t fp2_inv(fp2_t a)
 {

@@ -328,12 +328,12 @@ static __device__ __forceinline__ void FN(_mul_wide)(uint32_t t[2 * FLD_N], FT a
     FN(_add_wide)(t, C, D);
 }
 
-/* Square: the cross products a_i a_j (i < j) once, doubled, plus the
- * squares a_i^2, then redc. Row i puts a_i a_j with j - i odd into D
+/* Square, whole (t = a^2, 2N limbs): the cross products a_i a_j (i < j)
+ * once, doubled, plus the squares a_i^2; _sqr reduces it. Row i puts a_i a_j with j - i odd into D
  * (pairs at odd limb positions) and with j - i even into C (pairs at even
  * positions), one chain each; a row's last carry lands on a limb that holds
  * at most two earlier carries, so it never overflows. */
-static __device__ __forceinline__ FT FN(_sqr)(FT a)
+static __device__ __forceinline__ void FN(_sqr_wide)(uint32_t t[2 * FLD_N], FT a)
 {
     uint32_t C[2 * FLD_N], D[2 * FLD_N];
 #pragma unroll
@@ -346,7 +346,6 @@ static __device__ __forceinline__ FT FN(_sqr)(FT a)
             FN(_mul_row)(C, a.l[i], a.l, i, i + 2);
     }
     /* t = 2 (C + D) + sum a_i^2 2^(64 i); the cross sum is below 2^(64N-1). */
-    uint32_t t[2 * FLD_N];
     FN(_add_wide)(t, C, D);
 #pragma unroll
     for (int i = 2 * FLD_N - 1; i > 0; i--)
@@ -361,6 +360,12 @@ static __device__ __forceinline__ FT FN(_sqr)(FT a)
     }
     PTX_MADLOC_CC(t[2 * FLD_N - 2], a.l[FLD_N - 1], a.l[FLD_N - 1], t[2 * FLD_N - 2]);
     PTX_MADHIC(t[2 * FLD_N - 1], a.l[FLD_N - 1], a.l[FLD_N - 1], t[2 * FLD_N - 1]);
+}
+
+static __device__ __forceinline__ FT FN(_sqr)(FT a)
+{
+    uint32_t t[2 * FLD_N];
+    FN(_sqr_wide)(t, a);
     return FN(_redc)(t);
 }
 

@@ -22,7 +22,10 @@
  *    value) pair per entry and window, key = window and bucket, value =
  *    base index and sign; a CUB radix sort over the key bits only groups
  *    them by bucket; k_msm_bounds finds each bucket's run. Then one of two
- *    accumulations gives each bucket its sum.
+ *    accumulations gives each bucket its sum. With batch-affine
+ *    accumulation the next chunk's digits and sort run on a second stream
+ *    once the current chunk's first level has read its sorted entries, so
+ *    the sort (memory-bound) overlaps the levels and reduction.
  *    Batch-affine (from AFFINE_MIN entries, where it measured faster): in
  *    levels, each bucket's points are added in pairs in affine form
  *    (l = (yq - yp)/(xq - xp), 2M + 1S), so a bucket of k points has
@@ -30,7 +33,8 @@
  *    points and a level little more than one entry per bucket, one thread
  *    per bucket adds what is left in XYZZ (each level skipped saves an
  *    inversion chain and a pass over every bucket). The inversions of a
- *    level are shared (Montgomery's trick): a forward pass stores each
+ *    level are shared (Montgomery's trick, in Fp for G2 too: see BA_NORM):
+ *    a forward pass stores each
  *    thread's running product of its B denominators, a tree of products
  *    (fan-in G) over the threads' products ends in at most TOP elements
  *    inverted one per thread (binary extended Euclid, fp_inv_bgcd: its
@@ -282,6 +286,56 @@ __global__ void k_ba_task(const uint32_t *bid, const uint32_t *S, const uint32_t
         bidn[Sn[b] + j / 2] = b;
         task[Sn[b] + j / 2] = (uint32_t)p | (j + 1 < S[b + 1] - S[b] ? 0x80000000u : 0);
     }
+}
+
+/* The shared inversion runs in Fp for both groups: a G2 denominator d
+ * enters the products through its norm N(d) = d0^2 + d1^2 (BA_NORM), and
+ * its inverse is conj(d) / N(d) (BA_DINV), so the forward products, the
+ * tree and its top are Fp elements, half the bytes and a third of the
+ * multiplications of Fp2 ones. */
+
+/* One level of the product tree over v (n elements): thread i multiplies
+ * e = i + s T (s < G), pre[e] = running product, prod[i] = all of them. */
+__global__ void k_ba_up(const fp_t *v, size_t n, size_t T, unsigned G, fp_t *pre, fp_t *prod)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= T)
+        return;
+    fp_t acc = v[i];
+    pre[i] = acc;
+    for (unsigned s = 1; s < G && i + s * T < n; s++) {
+        acc = fp_mul(acc, v[i + s * T]);
+        pre[i + s * T] = acc;
+    }
+    prod[i] = acc;
+}
+
+/* Down the tree: from inv_prod[i] = 1 / prod[i], v[e] becomes 1 / v[e]. */
+__global__ void k_ba_down(fp_t *v, const fp_t *pre, size_t n, size_t T, unsigned G,
+                          const fp_t *inv_prod)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= T)
+        return;
+    fp_t r = inv_prod[i];
+    unsigned cnt = 0;
+    while (cnt < G && i + cnt * T < n)
+        cnt++;
+    for (unsigned s = cnt; s-- > 0;) {
+        size_t e = i + s * T;
+        fp_t ve = v[e];
+        v[e] = s ? fp_mul(r, pre[e - T]) : r;
+        if (s)
+            r = fp_mul(r, ve);
+    }
+}
+
+/* The top of the tree, inverted one element per thread. */
+__global__ void k_ba_inv(fp_t *v, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n)
+        v[i] = fp_inv_bgcd(v[i]);
 }
 
 /* The ones' groups (_ones_affine): entry e in group e >> lg. */
@@ -554,6 +608,8 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #define BA_BOUNDS __launch_bounds__(128, 4)
 #define FD(x) fp##x
 #define FD_T fp_t
+#define BA_NORM(d) (d)
+#define BA_DINV(d, n) (n)
 #define ACC_THREADS 128
 #define ACC_BOUNDS
 #define ACC_PREFETCH 1
@@ -571,6 +627,8 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #undef BA_BOUNDS
 #undef FD
 #undef FD_T
+#undef BA_NORM
+#undef BA_DINV
 #undef ACC_THREADS
 #undef ACC_BOUNDS
 #undef ACC_PREFETCH
@@ -588,6 +646,8 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #define BA_BOUNDS __launch_bounds__(128)
 #define FD(x) fp2##x
 #define FD_T fp2_t
+#define BA_NORM(d) fp2_norm(d)
+#define BA_DINV(d, n) fp2_conj_scale(d, n)
 #define ACC_THREADS 128
 #define ACC_BOUNDS __launch_bounds__(128)
 #define ACC_PREFETCH 0
@@ -605,6 +665,8 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #undef BA_BOUNDS
 #undef FD
 #undef FD_T
+#undef BA_NORM
+#undef BA_DINV
 #undef ACC_THREADS
 #undef ACC_BOUNDS
 #undef ACC_PREFETCH

@@ -266,18 +266,18 @@ static __device__ __forceinline__ int PN(_ba_den)(const AFF &p, const AFF &q, in
 }
 
 /* Forward pass of a level: thread i takes outputs t = i + s T (s < B),
- * stores the running product of their denominators in pre[t] and the
- * whole product in prod[i]. Output t adds the entries in0 and in0 + 1 of
+ * stores the running product of their denominators (their norms in Fp,
+ * BA_NORM) in pre[t] and the whole product in prod[i]. Output t adds the entries in0 and in0 + 1 of
  * its bucket, or passes in0 on (task[t] = in0 | pair << 31, k_ba_task).
  * BA_BOUNDS: the launch bounds of the level passes (msm.cu). */
 __global__ void BA_BOUNDS PN(_k_ba_fwd)(const AFF *bases, const uint32_t *vals, const AFF *pts,
                                         const uint32_t *task, size_t n, size_t T, unsigned B,
-                                        FD_T *pre, FD_T *prod)
+                                        fp_t *pre, fp_t *prod)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= T)
         return;
-    FD_T acc = FD(_one)();
+    fp_t acc = fp_one();
     for (unsigned s = 0; s < B; s++) {
         size_t t = i + s * T;
         if (t >= n)
@@ -298,23 +298,25 @@ __global__ void BA_BOUNDS PN(_k_ba_fwd)(const AFF *bases, const uint32_t *vals, 
                 d = FD(_sub)(xq, xp);
             }
         }
-        acc = s ? FD(_mul)(acc, d) : d;
+        fp_t nd = BA_NORM(d);
+        acc = s ? fp_mul(acc, nd) : nd;
         pre[t] = acc;
     }
     prod[i] = acc;
 }
 
 /* Backward pass: from the inverse of thread i's product, each output's
- * inverse denominator (inv = r pre[t - T], r *= d), then the affine sum:
+ * inverse denominator (BA_DINV of r pre[t - T], r *= BA_NORM(d)), then
+ * the affine sum:
  * l = n / d, x3 = l^2 - xp - xq, y3 = l (xp - x3) - yp. */
 __global__ void BA_BOUNDS PN(_k_ba_bwd)(const AFF *bases, const uint32_t *vals, const AFF *pts,
                                         const uint32_t *task, size_t n, size_t T, unsigned B,
-                                        const FD_T *pre, const FD_T *inv_prod, AFF *out)
+                                        const fp_t *pre, const fp_t *inv_prod, AFF *out)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= T)
         return;
-    FD_T r = inv_prod[i];
+    fp_t r = inv_prod[i];
     unsigned cnt = 0;
     while (cnt < B && i + cnt * T < n)
         cnt++;
@@ -328,9 +330,9 @@ __global__ void BA_BOUNDS PN(_k_ba_bwd)(const AFF *bases, const uint32_t *vals, 
             q = PN(_ba_pt)(bases, vals, pts, in0 + 1);
         FD_T d;
         int kind = PN(_ba_den)(p, q, pair, &d);
-        FD_T inv = s ? FD(_mul)(r, pre[t - T]) : r;
+        FD_T inv = BA_DINV(d, s ? fp_mul(r, pre[t - T]) : r);
         if (s)
-            r = FD(_mul)(r, d);
+            r = fp_mul(r, BA_NORM(d));
         if (kind <= 1) {
             FD_T num;
             if (kind == 0) {
@@ -352,50 +354,6 @@ __global__ void BA_BOUNDS PN(_k_ba_bwd)(const AFF *bases, const uint32_t *vals, 
         }
         out[t] = o;
     }
-}
-
-/* One level of the product tree over v (n elements): thread i multiplies
- * e = i + s T (s < G), pre[e] = running product, prod[i] = all of them. */
-__global__ void PN(_k_ba_up)(const FD_T *v, size_t n, size_t T, unsigned G, FD_T *pre, FD_T *prod)
-{
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= T)
-        return;
-    FD_T acc = v[i];
-    pre[i] = acc;
-    for (unsigned s = 1; s < G && i + s * T < n; s++) {
-        acc = FD(_mul)(acc, v[i + s * T]);
-        pre[i + s * T] = acc;
-    }
-    prod[i] = acc;
-}
-
-/* Down the tree: from inv_prod[i] = 1 / prod[i], v[e] becomes 1 / v[e]. */
-__global__ void PN(_k_ba_down)(FD_T *v, const FD_T *pre, size_t n, size_t T, unsigned G,
-                               const FD_T *inv_prod)
-{
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= T)
-        return;
-    FD_T r = inv_prod[i];
-    unsigned cnt = 0;
-    while (cnt < G && i + cnt * T < n)
-        cnt++;
-    for (unsigned s = cnt; s-- > 0;) {
-        size_t e = i + s * T;
-        FD_T ve = v[e];
-        v[e] = s ? FD(_mul)(r, pre[e - T]) : r;
-        if (s)
-            r = FD(_mul)(r, ve);
-    }
-}
-
-/* The top of the tree, inverted one element per thread. */
-__global__ void PN(_k_ba_inv)(FD_T *v, size_t n)
-{
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i < n)
-        v[i] = FD(_inv_bgcd)(v[i]);
 }
 
 /* Each bucket's remaining points (at most BA_TAIL_K, one thread per
@@ -478,15 +436,18 @@ static cuzk_err PN(_reduce_groups)(cudaStream_t st, XYZZ *buf, XYZZ *scratch, si
  * with one inversion shared by the whole level (Montgomery's trick over a
  * product tree), until every bucket has at most one point; these become
  * partial[b] with off[b] = b, kcount[b] = 0 or 1 for the bucket
- * reduction. *levels gets the number of levels. */
+ * reduction. *levels gets the number of levels. inputs_read(ctx), when
+ * given, is called once everything that reads keys2, vals2, starts and
+ * ends has been enqueued (after level 0, or the tail when no level runs),
+ * so that the next chunk's sort can start on another stream. */
 static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_t *keys2,
                                 const uint32_t *vals2, const uint32_t *starts, const uint32_t *ends,
                                 size_t nb, const ba_layout *L, char *mem, void *cub_tmp,
                                 size_t cub_bytes, XYZZ *partial, uint32_t *off, uint32_t *kcount,
-                                unsigned *levels)
+                                unsigned *levels, void (*inputs_read)(void *), void *ctx)
 {
     AFF *X = (AFF *)(mem + L->x), *Y = (AFF *)(mem + L->y);
-    FD_T *pre = (FD_T *)(mem + L->pre);
+    fp_t *pre = (fp_t *)(mem + L->pre);
     uint32_t *bidx = (uint32_t *)(mem + L->bidx), *bidy = (uint32_t *)(mem + L->bidy);
     uint32_t *S = (uint32_t *)(mem + L->sa), *Sn = (uint32_t *)(mem + L->sb);
     uint32_t *kn = (uint32_t *)(mem + L->kn), *mx = (uint32_t *)(mem + L->mx);
@@ -535,7 +496,7 @@ static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_
         size_t cnt[BA_MAXT + 1];
         unsigned B = L->b, th = L->threads;
         cnt[0] = (nn + B - 1) / B;
-        FD_T *tv0 = (FD_T *)(mem + L->tv[0]);
+        fp_t *tv0 = (fp_t *)(mem + L->tv[0]);
         unsigned grid0 = (unsigned)((cnt[0] + th - 1) / th);
         PN(_k_ba_fwd)<<<grid0, th, 0, st>>>(bases, vals2, pts, task, nn, cnt[0], B, pre, tv0);
         int top = 0;
@@ -544,18 +505,22 @@ static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_
                 return cuzk_fail(CUZK_EINVAL, "MSM batch-affine: %zu products exceed the tree",
                                  cnt[0]);
             cnt[top + 1] = (cnt[top] + BA_G - 1) / BA_G;
-            PN(_k_ba_up)<<<(unsigned)((cnt[top + 1] + 127) / 128), 128, 0, st>>>(
-                (FD_T *)(mem + L->tv[top]), cnt[top], cnt[top + 1], BA_G,
-                (FD_T *)(mem + L->tp[top]), (FD_T *)(mem + L->tv[top + 1]));
+            k_ba_up<<<(unsigned)((cnt[top + 1] + 127) / 128), 128, 0, st>>>(
+                (fp_t *)(mem + L->tv[top]), cnt[top], cnt[top + 1], BA_G,
+                (fp_t *)(mem + L->tp[top]), (fp_t *)(mem + L->tv[top + 1]));
             top++;
         }
-        PN(_k_ba_inv)<<<(unsigned)((cnt[top] + 63) / 64), 64, 0, st>>>((FD_T *)(mem + L->tv[top]),
-                                                                       cnt[top]);
+        k_ba_inv<<<(unsigned)((cnt[top] + 63) / 64), 64, 0, st>>>((fp_t *)(mem + L->tv[top]),
+                                                                  cnt[top]);
         for (int l = top; l-- > 0;)
-            PN(_k_ba_down)<<<(unsigned)((cnt[l + 1] + 127) / 128), 128, 0, st>>>(
-                (FD_T *)(mem + L->tv[l]), (FD_T *)(mem + L->tp[l]), cnt[l], cnt[l + 1], BA_G,
-                (FD_T *)(mem + L->tv[l + 1]));
+            k_ba_down<<<(unsigned)((cnt[l + 1] + 127) / 128), 128, 0, st>>>(
+                (fp_t *)(mem + L->tv[l]), (fp_t *)(mem + L->tp[l]), cnt[l], cnt[l + 1], BA_G,
+                (fp_t *)(mem + L->tv[l + 1]));
         PN(_k_ba_bwd)<<<grid0, th, 0, st>>>(bases, vals2, pts, task, nn, cnt[0], B, pre, tv0, out);
+        if (!lvl && inputs_read) { /* later levels read only their own arrays */
+            inputs_read(ctx);
+            inputs_read = NULL;
+        }
         uint32_t *t = S;
         S = Sn;
         Sn = t;
@@ -567,6 +532,8 @@ static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_
     }
     PN(_k_ba_final)<<<(unsigned)((nb + 127) / 128), 128, 0, st>>>(bases, vals2, pts, S, nb, partial,
                                                                   off, kcount);
+    if (inputs_read)
+        inputs_read(ctx);
     *levels = lvl;
     GPU_TRY(cudaGetLastError(), "MSM batch-affine launch");
     return CUZK_OK;
@@ -598,7 +565,7 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
         cub_bytes = 0;
         cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, (uint32_t *)0, (uint32_t *)0, nbp + 1,
                                       g->stream);
-        ba_layout_make(&BL, piece, nbp, sizeof(AFF), sizeof(FD_T));
+        ba_layout_make(&BL, piece, nbp, sizeof(AFF), sizeof(fp_t));
         part[0] =
             ba_align((piece + 4 * nbp) * sizeof(uint32_t)); /* keys, starts, ends, off, kcount */
         part[1] = ba_align(2 * nbp * sizeof(XYZZ));         /* partial sums, tree scratch */
@@ -627,7 +594,7 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
         k_ones_groups<<<(unsigned)((cnt + 255) / 256), 256, 0, g->stream>>>(cnt, ONES_LOG, keys,
                                                                             starts, ends);
         if ((rc = PN(_acc_affine)(g->stream, bases, keys, ones_idx + o, starts, ends, nb, &BL, lv,
-                                  cub_tmp, cub_bytes, partial, off, kcount, &levels)))
+                                  cub_tmp, cub_bytes, partial, off, kcount, &levels, NULL, NULL)))
             break;
         if ((rc = PN(_reduce_groups)(g->stream, partial, partial + nbp, 1, nb, &res)))
             break;
@@ -644,53 +611,121 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
 #undef ONES_LOG
 
 /* One worker of the window chunks: its stream, its share of the scratch
- * (parts 1..6 as laid out by _msm_device) and the chunks w0 = first wb,
- * (first + step) wb, ... of the plan; the window sums go to wins. */
+ * (parts 1..7 as laid out by _msm_device) and the chunks w0 = first wb,
+ * (first + step) wb, ... of the plan; the window sums go to wins. With a
+ * sort stream (sst), each chunk's digits and sort run there, started as
+ * soon as the chunk before has read its sorted entries (after its first
+ * level), so a sort (memory-bound) overlaps the levels and reduction of the
+ * chunk before (compute- and latency-bound). */
 typedef struct {
-    cudaStream_t st;
+    cudaStream_t st, sst;
     const AFF *bases;
     const uint32_t *sig_idx;
     const uint32_t *sig_k; /* limb-major, leading dimension ld */
     size_t ld;
     uint8_t *carries; /* carries between chunks (one worker), or NULL */
-    size_t m, nbw, max_items, tmp_bytes, L, nseg, nrun;
+    size_t m, nbw, max_items, tmp_bytes, scan_bytes, L, nseg, nrun;
     const msm_plan *plan;
     const ba_layout *BL;
     uint32_t K;
     unsigned keybits, first, step;
     int ordinal; /* the device, for a worker thread */
-    void *scratch[7];
+    void *scratch[8];
+    void *scan_tmp; /* the scans' CUB scratch: scratch[2] shared with the sort, or its own */
     XYZZ *wins;
     cuzk_err rc;
     char msg[512]; /* a worker thread's error message (messages are per thread) */
 } PN(_worker);
+
+/* Digits, radix sort and bucket bounds of the chunk of nwc windows from w0,
+ * on stream s: keys2, vals2 (scratch[1]) sorted by bucket, starts and ends
+ * (scratch[3]) each bucket's run. */
+static cuzk_err PN(_chunk_sort)(PN(_worker) * w, cudaStream_t s, unsigned w0, unsigned nwc)
+{
+    const msm_plan &pl = *w->plan;
+    size_t pairs = (size_t)nwc * w->m, nb = (size_t)nwc * w->nbw;
+    uint32_t *keys = (uint32_t *)w->scratch[1], *vals = keys + pairs, *keys2 = vals + pairs,
+             *vals2 = keys2 + pairs;
+    uint32_t *starts = (uint32_t *)w->scratch[3], *ends = starts + nb;
+    k_msm_digits<<<(unsigned)((w->m + 255) / 256), 256, 0, s>>>(w->sig_k, w->ld, w->sig_idx, w->m,
+                                                                pl.c, pl.nhi, w0, nwc, w->carries,
+                                                                w->carries, keys, vals);
+    size_t tmp_bytes = w->tmp_bytes;
+    cudaError_t e = cub::DeviceRadixSort::SortPairs(w->scratch[2], tmp_bytes, keys, keys2, vals,
+                                                    vals2, pairs, 0, (int)w->keybits, s);
+    if (e == cudaSuccess)
+        e = cudaMemsetAsync(starts, 0, 2 * nb * sizeof(uint32_t), s);
+    if (e != cudaSuccess)
+        return gpu_fail(e, "MSM sort");
+    k_msm_bounds<<<(unsigned)((pairs + 255) / 256), 256, 0, s>>>(keys2, pairs, (uint32_t)nb, starts,
+                                                                 ends);
+    GPU_TRY(cudaGetLastError(), "MSM sort launch");
+    return CUZK_OK;
+}
+
+/* The next chunk's sort, enqueued on the sort stream once the current
+ * chunk's first level is enqueued (_acc_affine's inputs_read). */
+typedef struct {
+    PN(_worker) * w;
+    cudaEvent_t read, sorted;
+    unsigned w0, nwc;
+    cuzk_err rc;
+} PN(_next_sort);
+
+static void PN(_issue_sort)(void *arg)
+{
+    PN(_next_sort) *n = (PN(_next_sort) *)arg;
+    cudaError_t e = cudaEventRecord(n->read, n->w->st);
+    if (e == cudaSuccess)
+        e = cudaStreamWaitEvent(n->w->sst, n->read, 0);
+    if (e != cudaSuccess) {
+        n->rc = gpu_fail(e, "MSM sort stream");
+        return;
+    }
+    if ((n->rc = PN(_chunk_sort)(n->w, n->w->sst, n->w0, n->nwc)))
+        return;
+    e = cudaEventRecord(n->sorted, n->w->sst);
+    if (e != cudaSuccess)
+        n->rc = gpu_fail(e, "MSM sort stream");
+}
 
 static cuzk_err PN(_chunks)(PN(_worker) * w)
 {
     cudaStream_t st = w->st;
     const msm_plan &pl = *w->plan;
     const AFF *bases = w->bases;
-    const uint32_t *sig_idx = w->sig_idx;
-    const uint32_t *sig_k = w->sig_k;
     const size_t m = w->m, nbw = w->nbw, max_items = w->max_items;
-    size_t tmp_bytes = w->tmp_bytes;
     const size_t L = w->L, nseg = w->nseg, nrun = w->nrun;
     const uint32_t K = w->K;
-    const unsigned keybits = w->keybits;
     void **scratch = w->scratch;
     XYZZ *wins = w->wins;
     const ba_layout &BL = *w->BL;
     cuzk_err rc = CUZK_OK;
-    for (unsigned w0 = w->first * pl.wb; w0 < pl.nw && !rc; w0 += w->step * pl.wb) {
+    const unsigned wstep = w->step * pl.wb;
+    /* the sort stream is for the batch-affine path, whose first level is
+     * the last reader of a chunk's sorted entries */
+    PN(_next_sort) nx = {w, NULL, NULL, 0, 0, CUZK_OK};
+    int ov = w->sst && pl.affine;
+    if (ov && (cudaEventCreateWithFlags(&nx.read, cudaEventDisableTiming) != cudaSuccess ||
+               cudaEventCreateWithFlags(&nx.sorted, cudaEventDisableTiming) != cudaSuccess)) {
+        cudaGetLastError();
+        ov = 0;
+    }
+    unsigned w0 = w->first * pl.wb;
+    if (ov && w0 < pl.nw) {
+        nx.w0 = w0;
+        nx.nwc = pl.nw - w0 < pl.wb ? pl.nw - w0 : pl.wb;
+        PN(_issue_sort)(&nx); /* the first: after what the stream holds (caller) */
+        rc = nx.rc;
+    }
+    for (; w0 < pl.nw && !rc; w0 += wstep) {
         unsigned nwc = pl.nw - w0 < pl.wb ? pl.nw - w0 : pl.wb;
         size_t pairs = (size_t)nwc * m, nb = (size_t)nwc * nbw;
-        uint32_t *keys, *vals, *keys2, *vals2, *starts, *ends, *kcount, *off, *maxk;
+        uint32_t *keys2, *vals2, *starts, *ends, *kcount, *off, *maxk;
         uint32_t *item_end, *item_bucket;
         XYZZ *partial, *segs, *res;
         size_t nchunks = (pairs + K - 1) / K;
-        keys = (uint32_t *)scratch[1];
-        vals = keys + pairs;
-        keys2 = vals + pairs;
+        keys2 = (uint32_t *)scratch[1] + 2 * pairs;
         vals2 = keys2 + pairs;
         starts = (uint32_t *)scratch[3];
         ends = starts + nb;
@@ -704,33 +739,38 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
         msm_prof pf;
         prof_init(&pf);
         prof_mark(&pf, st, "start");
-        k_msm_digits<<<(unsigned)((m + 255) / 256), 256, 0, st>>>(
-            sig_k, w->ld, sig_idx, m, pl.c, pl.nhi, w0, nwc, w->carries, w->carries, keys, vals);
-        cudaError_t e = cub::DeviceRadixSort::SortPairs(scratch[2], tmp_bytes, keys, keys2, vals,
-                                                        vals2, pairs, 0, (int)keybits, st);
-        if (e != cudaSuccess) {
-            rc = gpu_fail(e, "MSM sort");
-            break;
+        cudaError_t e = cudaSuccess;
+        if (ov) {
+            e = cudaStreamWaitEvent(st, nx.sorted, 0);
+            if (e != cudaSuccess) {
+                rc = gpu_fail(e, "MSM sort stream");
+                break;
+            }
+            prof_mark(&pf, st, "sort-wait");
+        } else {
+            if ((rc = PN(_chunk_sort)(w, st, w0, nwc)))
+                break;
+            prof_mark(&pf, st, "sort+bounds");
         }
-        prof_mark(&pf, st, "digits+sort");
-        cudaMemsetAsync(starts, 0, 2 * nb * sizeof(uint32_t), st);
-        cudaMemsetAsync(maxk, 0, sizeof(uint32_t), st);
-        k_msm_bounds<<<(unsigned)((pairs + 255) / 256), 256, 0, st>>>(keys2, pairs, (uint32_t)nb,
-                                                                      starts, ends);
         size_t nitems = 0;
         uint32_t max_count = 0;
         unsigned levels = 0;
         if (pl.affine) {
-            prof_mark(&pf, st, "bounds");
+            nx.w0 = w0 + wstep;
+            nx.nwc = nx.w0 < pl.nw ? (pl.nw - nx.w0 < pl.wb ? pl.nw - nx.w0 : pl.wb) : 0;
+            int more = ov && nx.nwc;
             if ((rc = PN(_acc_affine)(st, bases, keys2, vals2, starts, ends, nb, &BL,
-                                      (char *)scratch[6], scratch[2], tmp_bytes, partial, off,
-                                      kcount, &levels)))
+                                      (char *)scratch[6], w->scan_tmp, w->scan_bytes, partial, off,
+                                      kcount, &levels, more ? PN(_issue_sort) : NULL, &nx)))
+                break;
+            if (more && (rc = nx.rc))
                 break;
             prof_mark(&pf, st, "affine");
         } else {
+            cudaMemsetAsync(maxk, 0, sizeof(uint32_t), st);
             k_msm_item_counts<<<(unsigned)((nb + 255) / 256), 256, 0, st>>>(starts, ends, nb, K,
                                                                             kcount, maxk);
-            e = cub::DeviceScan::ExclusiveSum(scratch[2], tmp_bytes, kcount, off, nb, st);
+            e = cub::DeviceScan::ExclusiveSum(w->scan_tmp, w->scan_bytes, kcount, off, nb, st);
             /* Item count (off[nb-1] + kcount[nb-1]) and the largest per
              * bucket (maxk, stored right after off). */
             uint32_t hk[3];
@@ -792,6 +832,14 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
         if (e != cudaSuccess)
             rc = gpu_fail(e, "MSM windows");
     }
+    if (nx.read) { /* nothing of the sort stream may outlive the scratch */
+        cudaError_t e = cudaStreamSynchronize(w->sst);
+        if (e != cudaSuccess && !rc)
+            rc = gpu_fail(e, "MSM sort stream");
+        cudaEventDestroy(nx.read);
+    }
+    if (nx.sorted)
+        cudaEventDestroy(nx.sorted);
     return rc;
 }
 
@@ -865,10 +913,17 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
          * 2^27 partition (1.888 vs 1.887 s). */
         const char *se = getenv("CUZK_GPU_MSM_STREAMS");
         unsigned workers = se && atoi(se) == 2 ? 2 : 1;
-        cudaStream_t st2 = workers > 1 ? gpu_msm_stream(g) : NULL;
-        if (!st2)
+        /* One worker sorts each chunk on the second stream while the chunk
+         * before is added up (PN(_worker)); CUZK_GPU_MSM_SORT_OVERLAP=0 sorts
+         * on the worker's stream, between the chunks. */
+        const char *oe = getenv("CUZK_GPU_MSM_SORT_OVERLAP");
+        int sort_ov = workers == 1 && !(oe && !strcmp(oe, "0"));
+        cudaStream_t st2 = workers > 1 || sort_ov ? gpu_msm_stream(g) : NULL;
+        if (!st2) {
             workers = 1;
-        msm_choose(&pl, m, sizeof(XYZZ), sizeof(AFF), sizeof(FD_T),
+            sort_ov = 0;
+        }
+        msm_choose(&pl, m, sizeof(XYZZ), sizeof(AFF), sizeof(fp_t),
                    free_b + gpu_arena_idle_bytes(g), AFFINE_MIN, workers, BUCKET_COST);
         if (workers > 1 && pl.wb >= pl.nw) /* one chunk holds every window: two halves */
             pl.wb = (pl.nw + 1) / 2;
@@ -902,20 +957,20 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
                                         (uint32_t *)0, pmax, 0, (int)keybits, g->stream);
         cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, (uint32_t *)0, (uint32_t *)0, nbmax + 1,
                                       g->stream);
-        if (scan_bytes > tmp_bytes)
-            tmp_bytes = scan_bytes;
         ba_layout BL;
-        ba_layout_make(&BL, pmax, nbmax, sizeof(AFF), sizeof(FD_T));
+        ba_layout_make(&BL, pmax, nbmax, sizeof(AFF), sizeof(fp_t));
         /* one block: digit pairs, sort scratch, bucket bounds, partial sums,
-         * segments, batch-affine levels */
-        size_t part[6] = {ba_align(4 * pmax * sizeof(uint32_t)),
+         * segments, batch-affine levels, the scans' scratch (apart from the
+         * sort's, which the next chunk's sort may be using) */
+        size_t part[7] = {ba_align(4 * pmax * sizeof(uint32_t)),
                           ba_align(tmp_bytes),
                           ba_align((4 * nbmax + 1) * sizeof(uint32_t)),
                           ba_align(max_items * (sizeof(XYZZ) + 2 * sizeof(uint32_t))),
                           ba_align(2 * pl.wb * (nseg + nrun) * sizeof(XYZZ)),
-                          pl.affine ? BL.bytes : 0};
-        size_t total = 0, poff[6];
-        for (int i = 0; i < 6; i++) {
+                          pl.affine ? BL.bytes : 0,
+                          ba_align(scan_bytes)};
+        size_t total = 0, poff[7];
+        for (int i = 0; i < 7; i++) {
             poff[i] = total;
             total += part[i];
         }
@@ -928,6 +983,7 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             PN(_worker) *w = &wk[k];
             memset(w, 0, sizeof *w);
             w->st = k ? st2 : g->stream;
+            w->sst = sort_ov ? st2 : NULL;
             w->bases = bases;
             w->sig_idx = sig_idx;
             w->sig_k = sig_k;
@@ -937,6 +993,7 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             w->nbw = nbw;
             w->max_items = max_items;
             w->tmp_bytes = tmp_bytes;
+            w->scan_bytes = scan_bytes;
             w->L = L;
             w->nseg = nseg;
             w->nrun = nrun;
@@ -947,15 +1004,17 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             w->first = k;
             w->step = workers;
             w->ordinal = g->ordinal;
-            for (int i = 0; i < 6; i++)
+            for (int i = 0; i < 7; i++)
                 w->scratch[i + 1] = (char *)arena + k * total + poff[i];
+            w->scan_tmp = w->scratch[7];
             w->wins = wins;
         }
-        /* the second worker's stream starts after everything enqueued so
-         * far (the split lists, the ones' use of the scratch) */
+        /* the second stream (a worker's or the sorts') starts after
+         * everything enqueued so far (the split lists, the carries, the
+         * ones' use of the scratch) */
         pthread_t th2;
         int th2_on = 0;
-        if (workers > 1) {
+        if (st2) {
             cudaEvent_t ev;
             cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
             if (e == cudaSuccess) {
@@ -964,12 +1023,14 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
                     e = cudaStreamWaitEvent(st2, ev, 0);
                 cudaEventDestroy(ev);
             }
-            if (e != cudaSuccess)
+            if (e != cudaSuccess) {
                 rc = gpu_fail(e, "MSM: second stream");
-            else if (pthread_create(&th2, NULL, PN(_chunks_thread), &wk[1]) == 0)
-                th2_on = 1;
-            else
-                rc = cuzk_fail(CUZK_EINTERNAL, "MSM: no worker thread");
+            } else if (workers > 1) {
+                if (pthread_create(&th2, NULL, PN(_chunks_thread), &wk[1]) == 0)
+                    th2_on = 1;
+                else
+                    rc = cuzk_fail(CUZK_EINTERNAL, "MSM: no worker thread");
+            }
         }
         if (!rc)
             rc = PN(_chunks)(&wk[0]);
@@ -978,7 +1039,7 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             if (!rc && wk[1].rc)
                 rc = cuzk_fail(wk[1].rc, "%s", wk[1].msg);
         }
-        if (workers > 1) /* nothing of the second stream may outlive the scratch */
+        if (st2) /* nothing of the second stream may outlive the scratch */
             cudaStreamSynchronize(st2);
         if (!rc) {
             /* Horner over the window sums, on the host (nw points). */
