@@ -11,6 +11,7 @@
 #define CUZK_GPU_FIELD_CUH
 
 #include <stdint.h>
+#include "fp_sgcd.h"
 
 #define PTX_ADD_CC(d, a, b) asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b))
 #define PTX_ADDC_CC(d, a, b) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b))
@@ -81,82 +82,17 @@ static __device__ __constant__ uint32_t CUZK_FP_R3[12] = {
     0xd94ca1e0, 0xed48ac6b, 0x03a7adf8, 0x315f831e, 0x615e29dd, 0x9a53352a,
     0x921e1761, 0x34c04e5e, 0x65724728, 0x2512d435, 0x91755d4d, 0x0aa63460};
 
-/* x / 2 mod p for x < p: (x + p) / 2 when x is odd, x / 2 otherwise. */
-static __device__ __forceinline__ fp_t fp_half(fp_t x)
+/* 1/a by Bernstein and Yang's division steps (fp_sgcd.h): 37 batches of
+ * 30 steps on one word each, with the full values updated once per batch,
+ * on the plain integer aR, then the product by R^3 (CUZK_FP_R3). 0 gives 0. */
+static __device__ __forceinline__ fp_t fp_inv_sgcd(fp_t a)
 {
-    uint32_t m = 0u - (x.l[0] & 1u), top;
-    fp_t t;
-    PTX_ADD_CC(t.l[0], x.l[0], CUZK_FP_P[0] & m);
-#pragma unroll
-    for (int i = 1; i < 12; i++)
-        PTX_ADDC_CC(t.l[i], x.l[i], CUZK_FP_P[i] & m);
-    PTX_ADDC(top, 0, 0);
-#pragma unroll
-    for (int i = 0; i < 11; i++)
-        t.l[i] = __funnelshift_r(t.l[i], t.l[i + 1], 1);
-    t.l[11] = __funnelshift_r(t.l[11], top, 1);
-    return t;
-}
-
-/* 1/a by the binary extended Euclidean algorithm, branch-free so the lanes
- * of a warp stay together, in variable time (it serves the batch-affine
- * product tree, whose values are public). Invariants x1 A = u, x2 A = v
- * (mod p) for A = aR, starting from u = A, v = p; each step makes u even
- * (u -= v, after a swap when u < v) if it is odd and halves it, so u v
- * loses at least a bit per step and u reaches 0 within 2 * 381 steps, with
- * v = gcd = 1 and x2 = A^-1 (~540 steps for a random input). On the H200
- * one inversion takes ~0.2 ms against ~0.39 ms for Fermat's ~490 dependent
- * multiplications and squarings with 4-bit windows. 0 gives 0, as Fermat
- * does. */
-static __device__ __forceinline__ fp_t fp_inv_bgcd(fp_t a)
-{
-    fp_t u = a, v, x1, x2 = fp_zero();
-    /* x1 = 1 as a plain residue, not R: the invariants are on plain values */
-#pragma unroll
-    for (int i = 0; i < 12; i++) {
-        v.l[i] = CUZK_FP_P[i];
-        x1.l[i] = i == 0;
-    }
-    for (int step = 0; step < 2 * 381 + 2; step++) {
-        uint32_t nz = 0;
-#pragma unroll
-        for (int i = 0; i < 12; i++)
-            nz |= u.l[i];
-        if (!__any_sync(__activemask(), nz != 0))
-            break;
-        fp_t d1, d2;
-        uint32_t bw, odd = 0u - (u.l[0] & 1u);
-        PTX_SUB_CC(d1.l[0], u.l[0], v.l[0]);
-#pragma unroll
-        for (int i = 1; i < 12; i++)
-            PTX_SUBC_CC(d1.l[i], u.l[i], v.l[i]);
-        PTX_SUBC(bw, 0, 0); /* all ones when u < v */
-        PTX_SUB_CC(d2.l[0], v.l[0], u.l[0]);
-#pragma unroll
-        for (int i = 1; i < 12; i++)
-            PTX_SUBC_CC(d2.l[i], v.l[i], u.l[i]);
-        fp_t s1 = fp_sub(x1, x2), s2 = fp_sub(x2, x1);
-        uint32_t sw = odd & bw, sb = odd & ~bw;
-#pragma unroll
-        for (int i = 0; i < 12; i++) {
-            uint32_t un = (u.l[i] & ~odd) | (d1.l[i] & sb) | (d2.l[i] & sw);
-            uint32_t xn = (x1.l[i] & ~odd) | (s1.l[i] & sb) | (s2.l[i] & sw);
-            v.l[i] = (v.l[i] & ~sw) | (u.l[i] & sw);
-            x2.l[i] = (x2.l[i] & ~sw) | (x1.l[i] & sw);
-            u.l[i] = un;
-            x1.l[i] = xn;
-        }
-#pragma unroll
-        for (int i = 0; i < 11; i++)
-            u.l[i] = __funnelshift_r(u.l[i], u.l[i + 1], 1);
-        u.l[11] >>= 1;
-        x1 = fp_half(x1);
-    }
-    fp_t r3;
+    fp_t d, r3;
+    sgcd_inverse(d.l, a.l, CUZK_FP_P);
 #pragma unroll
     for (int i = 0; i < 12; i++)
         r3.l[i] = CUZK_FP_R3[i];
-    return fp_mul(x2, r3);
+    return fp_mul(d, r3);
 }
 
 /* Fp2 = c0 + c1 u with u^2 = -1 (blst_fp2 layout). */
@@ -296,10 +232,10 @@ static __device__ __forceinline__ fp2_t fp2_inv(fp2_t a)
 {
     return fp2_conj_scale(a, fp_inv(fp2_norm(a)));
 }
-/* The same through fp_inv_bgcd. */
-static __device__ __forceinline__ fp2_t fp2_inv_bgcd(fp2_t a)
+/* The same through fp_inv_sgcd. */
+static __device__ __forceinline__ fp2_t fp2_inv_sgcd(fp2_t a)
 {
-    return fp2_conj_scale(a, fp_inv_bgcd(fp2_norm(a)));
+    return fp2_conj_scale(a, fp_inv_sgcd(fp2_norm(a)));
 }
 
 #endif

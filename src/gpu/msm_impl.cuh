@@ -317,10 +317,7 @@ __global__ void BA_BOUNDS PN(_k_ba_bwd)(const AFF *bases, const uint32_t *vals, 
     if (i >= T)
         return;
     fp_t r = inv_prod[i];
-    unsigned cnt = 0;
-    while (cnt < B && i + cnt * T < n)
-        cnt++;
-    for (unsigned s = cnt; s-- > 0;) {
+    for (unsigned s = ba_outputs(i, T, n, B); s-- > 0;) {
         size_t t = i + s * T;
         uint32_t tk = task[t];
         size_t in0 = tk & 0x7fffffffu;
@@ -631,7 +628,6 @@ typedef struct {
     unsigned keybits, first, step;
     int ordinal; /* the device, for a worker thread */
     void *scratch[8];
-    void *scan_tmp; /* the scans' CUB scratch: scratch[2] shared with the sort, or its own */
     XYZZ *wins;
     cuzk_err rc;
     char msg[512]; /* a worker thread's error message (messages are per thread) */
@@ -760,7 +756,7 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
             nx.nwc = nx.w0 < pl.nw ? (pl.nw - nx.w0 < pl.wb ? pl.nw - nx.w0 : pl.wb) : 0;
             int more = ov && nx.nwc;
             if ((rc = PN(_acc_affine)(st, bases, keys2, vals2, starts, ends, nb, &BL,
-                                      (char *)scratch[6], w->scan_tmp, w->scan_bytes, partial, off,
+                                      (char *)scratch[6], scratch[7], w->scan_bytes, partial, off,
                                       kcount, &levels, more ? PN(_issue_sort) : NULL, &nx)))
                 break;
             if (more && (rc = nx.rc))
@@ -770,7 +766,7 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
             cudaMemsetAsync(maxk, 0, sizeof(uint32_t), st);
             k_msm_item_counts<<<(unsigned)((nb + 255) / 256), 256, 0, st>>>(starts, ends, nb, K,
                                                                             kcount, maxk);
-            e = cub::DeviceScan::ExclusiveSum(w->scan_tmp, w->scan_bytes, kcount, off, nb, st);
+            e = cub::DeviceScan::ExclusiveSum(scratch[7], w->scan_bytes, kcount, off, nb, st);
             /* Item count (off[nb-1] + kcount[nb-1]) and the largest per
              * bucket (maxk, stored right after off). */
             uint32_t hk[3];
@@ -1006,7 +1002,6 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             w->ordinal = g->ordinal;
             for (int i = 0; i < 7; i++)
                 w->scratch[i + 1] = (char *)arena + k * total + poff[i];
-            w->scan_tmp = w->scratch[7];
             w->wins = wins;
         }
         /* the second stream (a worker's or the sorts') starts after

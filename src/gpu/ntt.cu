@@ -38,9 +38,11 @@
  * the forward transform). Scalings are folded into the ends: coset powers
  * g^i into the first pass's loads; 1/n, g^-i / n, H's 1/(n Z) g^-i, or g^i /
  * n ahead of a coset transform, into the last pass's stores, from powers
- * tables hi[i >> b] * lo[i & (2^b - 1)] with the constant in hi. H's a b - c
- * is computed by the first pass of its last transform, and snarkjs's row
- * permutation is a gather in the first pass. */
+ * tables hi[i >> b] * lo[i & (2^b - 1)] with the constant in hi. H takes
+ * six transforms, not seven: a and b go to the coset, c only to its
+ * coefficients (scaled by 1/(n Z)), and the last transform computes a b in
+ * its first pass and subtracts c's coefficients in its last (h_from_coset).
+ * snarkjs's row permutation is a gather in the first pass. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +84,7 @@ typedef struct {
     uint64_t gather;           /* first pass: x_g read from in[g gather mod n], or 0 */
     const fr_t *post;          /* last pass, scale: y_d *= post^d (a power table), or NULL */
     fr_t post_c;               /* last pass, scale, no post: y_d *= post_c */
+    const fr_t *sub_out;       /* last pass, scale: then y_d -= sub_out[d], or NULL */
     unsigned log_n, b, R, log_t, pow_bits;
     int scale, inverse;
 } ntt_pass;
@@ -186,7 +189,9 @@ template <int LP, int FL> static __device__ __forceinline__ void ntt_pass_body(c
                 if (ops && P.pre)
                     v = fr_mul(v, pow_get(P.pre, P.pow_bits, gi));
                 if (ops && P.mul_b)
-                    v = fr_sub(fr_mul(v, P.mul_b[gi]), P.sub_c[gi]);
+                    v = fr_mul(v, P.mul_b[gi]);
+                if (ops && P.sub_c)
+                    v = fr_sub(v, P.sub_c[gi]);
                 x[k] = v;
             }
         }
@@ -241,8 +246,11 @@ template <int LP, int FL> static __device__ __forceinline__ void ntt_pass_body(c
         unsigned d = __brev(gi) >> (32 - P.log_n);
         if (P.inverse)
             d = (n - d) & (n - 1);
-        if (scale)
+        if (scale) {
             v = fr_mul(v, P.post ? pow_get(P.post, P.pow_bits, d) : P.post_c);
+            if (P.sub_out)
+                v = fr_sub(v, P.sub_out[d]);
+        }
         P.out[d] = v;
     }
 }
@@ -331,6 +339,20 @@ static void n_inverse(cuzk_fr *r, unsigned log_n)
     cuzk_fr_inv(r, r);
 }
 
+/* 1/Z on the coset, 1/(g^n - 1), as the CPU backend computes it, times
+ * 1/n: the scale of H's last transform (and of c's coefficients). */
+static void h_scale(cuzk_fr *z, unsigned log_n)
+{
+    cuzk_fr gen, one, ninv;
+    cuzk_fr_generator(&gen);
+    cuzk_fr_pow_u64(z, &gen, (uint64_t)1 << log_n);
+    cuzk_fr_one(&one);
+    blst_fr_sub(z, z, &one);
+    cuzk_fr_inv(z, z);
+    n_inverse(&ninv, log_n);
+    blst_fr_mul(z, z, &ninv);
+}
+
 /* Shape and profiling, from the environment once, for measurements:
  * CUZK_GPU_NTT_PER_THREAD=2|4|8 elements per thread (default: 8 in the
  * passes that only transform or scale by a constant, 4 in those with a
@@ -394,14 +416,8 @@ static cuzk_err ntt_tables(cuzk_gpu *g, unsigned log_n)
     pow_tables(h + 2 * m, &gen, bits, NULL);
     pow_tables(h + 4 * m, &gen, bits, &ninv);
     pow_tables(h + 6 * m, &gi, bits, &ninv);
-    /* 1/Z on the coset, 1/(g^n - 1), as the CPU backend computes it, and
-     * 1/n: the scale of H's last transform. */
-    cuzk_fr z, one;
-    cuzk_fr_pow_u64(&z, &gen, (uint64_t)1 << log_n);
-    cuzk_fr_one(&one);
-    blst_fr_sub(&z, &z, &one);
-    cuzk_fr_inv(&z, &z);
-    blst_fr_mul(&z, &z, &ninv);
+    cuzk_fr z;
+    h_scale(&z, log_n);
     pow_tables(h + 8 * m, &gi, bits, &z);
     void *wtab = NULL;
     if ((rc = gpu_alloc(&g->tw, ((size_t)2 << log_n) * sizeof(fr_t), "NTT twiddles and scratch")) ||
@@ -447,10 +463,12 @@ static const fr_t *pow_g_over_n(const cuzk_gpu *g)
     return (const fr_t *)g->pow_g + ((size_t)2 << g->pow_bits);
 }
 
-/* What the first pass may do to the input besides pre (ntt_pass). */
+/* What the first pass may do to the input besides pre, and the last pass
+ * to the output after its scaling (ntt_pass). */
 typedef struct {
     const fr_t *mul_b, *sub_c;
     uint64_t gather;
+    const fr_t *sub_out;
 } ntt_input;
 
 /* One transform of device data a, in place (tables ready for log_n): the
@@ -492,8 +510,9 @@ static void ntt_run(cuzk_gpu *g, fr_t *a, unsigned log_n, int inverse, const fr_
             P.gather = 0;
         }
         P.scale = i + 1 == passes ? scale : 0;
+        P.sub_out = in && P.scale ? in->sub_out : NULL;
         /* a scaling by a constant runs 8 per thread too (measured) */
-        int plain = !P.pre && !P.mul_b && !P.gather && !(P.scale && P.post);
+        int plain = !P.pre && !P.mul_b && !P.sub_c && !P.gather && !(P.scale && P.post);
         const unsigned lp = ntt_knobs.lp ? (unsigned)ntt_knobs.lp : plain ? 3u : 2u, emax = lp + 8;
         unsigned lt = ntt_knobs.max_log_t, room = b ? b : log_n - P.R;
         if (lt > emax - P.R)
@@ -504,7 +523,7 @@ static void ntt_run(cuzk_gpu *g, fr_t *a, unsigned log_n, int inverse, const fr_
         if (ntt_knobs.profile)
             cudaEventRecord(ntt_knobs.ev[i], g->stream);
         ntt_pass_kernel kern =
-            ntt_kernels[lp - 1][(P.pre || P.mul_b || P.gather ? NF_OPS : 0) |
+            ntt_kernels[lp - 1][(P.pre || P.mul_b || P.sub_c || P.gather ? NF_OPS : 0) |
                                 (b == 0 ? NF_LAST : 0) | (P.scale ? NF_SCALE : 0)];
         size_t smem = sizeof(fr_t) << log_e;
         kern<<<(unsigned)(n >> log_e), threads, smem, g->stream>>>(P);
@@ -579,13 +598,25 @@ static void h_to_coset(cuzk_gpu *g, fr_t *v, unsigned log_m)
     ntt_run(g, v, log_m, 0, NULL, 0, NULL, NULL, NULL);
 }
 
-/* h into v[0] from a, b, c on the coset: a b - c in the coset inverse's
- * first pass, 1/Z folded into its scaling. */
+/* c from evaluations on the domain to its coefficients divided by Z, for
+ * h_from_coset: the inverse NTT with 1/(n Z) as its scale. */
+static void h_c_coeffs(cuzk_gpu *g, fr_t *c, unsigned log_m)
+{
+    cuzk_fr z;
+    h_scale(&z, log_m);
+    ntt_run(g, c, log_m, 1, NULL, 1, NULL, &z, NULL);
+}
+
+/* h into v[0] from a and b on the coset and c's coefficients over Z
+ * (h_c_coeffs): h = (iNTT_coset(a b) - C) / Z, which is iNTT_coset(a b -
+ * c_coset) / Z without c's forward transform, since the coset inverse
+ * undoes it exactly. a b in the coset inverse's first pass, 1/Z and the
+ * subtraction in its last. */
 static void h_from_coset(cuzk_gpu *g, fr_t *v[3], unsigned log_m)
 {
-    ntt_input abc = {v[1], v[2], 0};
+    ntt_input ab = {v[1], NULL, 0, v[2]};
     ntt_run(g, v[0], log_m, 1, NULL, 1, (const fr_t *)g->pow_gi + ((size_t)2 << g->pow_bits), NULL,
-            &abc);
+            &ab);
 }
 
 /* H on the device (see gpu.h). With download, h comes back into a; without,
@@ -635,7 +666,10 @@ static cuzk_err compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr
             if ((rc = gpu_copy_h2d(g, v[i], hv[i], bytes)))
                 break;
         }
-        h_to_coset(g, v[i], log_m);
+        if (i < 2)
+            h_to_coset(g, v[i], log_m);
+        else
+            h_c_coeffs(g, v[i], log_m);
     }
     if (!rc) {
         h_from_coset(g, v, log_m);
@@ -710,8 +744,9 @@ extern "C" cuzk_err cuzk_gpu_compute_h_pce(cuzk_gpu *g, const cuzk_pce *pce, con
         gpu_times_begin(g);
         rc = gpu_pce_abc(g, pce, wp, dw, vv, dbad, &pk);
         if (!rc) {
-            for (int i = 0; i < 3; i++)
-                h_to_coset(g, v[i], log_m);
+            h_to_coset(g, v[0], log_m);
+            h_to_coset(g, v[1], log_m);
+            h_c_coeffs(g, v[2], log_m);
             h_from_coset(g, v, log_m);
             gpu_times_mark(g, 2);
             cudaError_t e =
@@ -800,7 +835,7 @@ extern "C" cuzk_err cuzk_gpu_compute_h_odd_coset(cuzk_gpu *g, unsigned log_m, cu
     uint64_t jinv = j;
     for (int it = 0; it < 6; it++)
         jinv *= 2 - j * jinv;
-    ntt_input gin = {NULL, NULL, jinv};
+    ntt_input gin = {NULL, NULL, jinv, NULL};
     for (int i = 0; i < 3; i++) {
         ntt_run(g, v[i], log_m, 1, NULL, 1, tab, NULL, &gin);
         ntt_run(g, v[i], log_m, 0, NULL, 0, NULL, NULL, NULL);

@@ -1,7 +1,8 @@
 /* The CUDA backend: the proving operations on one GPU (any ordinal).
  *
  *   compute_h            on the GPU (src/gpu/ntt.cu: inverse NTTs, coset
- *                        NTTs, pointwise a*b-c divided by Z, coset iNTT;
+ *                        NTTs of a and b, their product's coset iNTT minus
+ *                        c's coefficients, divided by Z;
  *                        b and c uploaded while a is transformed; h left on
  *                        the device for msm_h)
  *   msm_g1, msm_g2       on the GPU (src/gpu/msm.cu: 0/1 split, Pippenger

@@ -48,9 +48,12 @@ static uint64_t rnd(void)
 #define NF 4096 /* random pairs; the first entries are edge values */
 enum { OP_MUL, OP_SQR, OP_ADD, OP_SUB, OP_NEG, OP_DBL, OP_EXTRA, NOPS };
 #define NEDGE 6
-/* Cases inverted by the binary GCD: every edge value as a (i < NEDGE^2 with
- * i % NEDGE == 1), every 16th + 8th case and every 64th + 32nd. */
-#define BGCD_CASE(i) (((i) < NEDGE * NEDGE && (i) % NEDGE == 1) || (i) % 16 == 8 || (i) % 64 == 32)
+/* Cases inverted by the division steps (fp_inv_sgcd): every edge value as a
+ * (i < NEDGE^2 with i % NEDGE == 1 or 2), every 16th + 4th and + 8th case
+ * and every 64th + 32nd. */
+#define SGCD_CASE(i)                                                                               \
+    (((i) < NEDGE * NEDGE && ((i) % NEDGE == 1 || (i) % NEDGE == 2)) || (i) % 16 == 4 ||           \
+     (i) % 16 == 8 || (i) % 64 == 32)
 
 __global__ void k_fp(const fp_t *a, const fp_t *b, fp_t *out, int n)
 {
@@ -64,9 +67,9 @@ __global__ void k_fp(const fp_t *a, const fp_t *b, fp_t *out, int n)
     out[NOPS * i + OP_SUB] = fp_sub(x, y);
     out[NOPS * i + OP_NEG] = fp_neg(x);
     out[NOPS * i + OP_DBL] = fp_dbl(x);
-    /* inversions: Fermat on every 64th case, binary GCD on BGCD_CASE */
+    /* inversions: Fermat on every 64th case, division steps on SGCD_CASE */
     out[NOPS * i + OP_EXTRA] = i % 64 == 0    ? fp_inv(x)
-                               : BGCD_CASE(i) ? fp_inv_bgcd(x)
+                               : SGCD_CASE(i) ? fp_inv_sgcd(x)
                                               : fp_from_mont(x);
 }
 
@@ -101,7 +104,7 @@ __global__ void k_fp2(const fp2_t *a, const fp2_t *b, fp2_t *out, int n)
      * batch-affine levels' G2 denominators) */
     fp2_t nrm = {fp2_norm(x), fp2_norm(y)};
     out[NOPS * i + OP_EXTRA] = i % 64 == 0    ? fp2_inv(x)
-                               : BGCD_CASE(i) ? fp2_inv_bgcd(x)
+                               : SGCD_CASE(i) ? fp2_inv_sgcd(x)
                                : i % 2        ? nrm
                                               : fp2_mul(x, x);
 }
@@ -240,10 +243,10 @@ static void test_fp(void)
         check(!memcmp(&r, &out[NOPS * i + OP_NEG], sizeof r), "fp neg", i);
         blst_fp_add(&r, &a[i], &a[i]);
         check(!memcmp(&r, &out[NOPS * i + OP_DBL], sizeof r), "fp dbl", i);
-        if (i % 64 == 0 || BGCD_CASE(i)) {
+        if (i % 64 == 0 || SGCD_CASE(i)) {
             blst_fp_inverse(&r, &a[i]);
             check(!memcmp(&r, &out[NOPS * i + OP_EXTRA], sizeof r),
-                  BGCD_CASE(i) ? "fp inv (binary gcd)" : "fp inv", i);
+                  SGCD_CASE(i) ? "fp inv (division steps)" : "fp inv", i);
         } else {
             uint64_t canon[6];
             blst_uint64_from_fp(canon, &a[i]);
@@ -344,7 +347,7 @@ static void test_fp2(void)
         check(!memcmp(&r, &out[NOPS * i + OP_NEG], sizeof r), "fp2 neg", i);
         blst_fp2_add(&r, &a[i], &a[i]);
         check(!memcmp(&r, &out[NOPS * i + OP_DBL], sizeof r), "fp2 dbl", i);
-        if (i % 64 == 0 || BGCD_CASE(i)) {
+        if (i % 64 == 0 || SGCD_CASE(i)) {
             blst_fp2_inverse(&r, &a[i]);
         } else if (i % 2) {
             const blst_fp2 *v[2] = {&a[i], &b[i]};
