@@ -38,7 +38,7 @@
  *    thread's running product of its B denominators, a tree of products
  *    (fan-in G) over the threads' products ends in at most TOP elements
  *    inverted one per thread (Bernstein-Yang division steps, fp_inv_sgcd:
- *    its latency is most of the level's fixed cost), and a backward pass turns the
+ *    its latency is part of the level's fixed cost), and a backward pass turns the
  *    inverse of each product into each denominator's (2M) before adding.
  *    About 5M + 1S per
  *    addition against 8M + 2S for XYZZ += affine, for two reads of each
