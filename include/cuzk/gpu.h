@@ -194,6 +194,13 @@ cuzk_err cuzk_gpu_fixed_mul_g2(cuzk_gpu *g, blst_p2_affine *out, const blst_p2 *
  * the index) is 1, as in witnesses of mostly bits, so the 0/1 split's sum
  * of the ones is measured too. */
 cuzk_err cuzk_gpu_bench_ntt(cuzk_gpu *g, unsigned log_n, int reps, double ms[4]);
+/* fpmul: Fp Montgomery products per second (10^9) in chains on every
+ * thread of 2^18, for the multiplication variants of arith_bench.cu:
+ * gmul_s[0] word by word on the integer pipe (the kernels' own), [1] whole
+ * product then reduction on the integer pipe, [2] the whole product on the
+ * double-precision pipe then the integer reduction, [3] [0] and [2] mixed
+ * in each thread. *same: every variant gave the same elements. */
+cuzk_err cuzk_gpu_bench_fpmul(cuzk_gpu *g, int reps, double gmul_s[4], int *same);
 cuzk_err cuzk_gpu_bench_msm(cuzk_gpu *g, int g2, unsigned log_lo, unsigned log_hi, int reps,
                             int cross, unsigned ones_pct, double *ms);
 

@@ -9,6 +9,7 @@
  *                                                    dense GPU MSMs of 2^A..2^B points
  *                                                    (P % of the scalars 1)
  *   cuzk-bench gpu-h   --log K [--reps R]            H on the GPU from host vectors
+ *   cuzk-bench gpu-fpmul [--reps R]                  Fp products/s of each way to multiply
  *   cuzk-bench partition --log K [...]               a synthetic partition end to end
  *                                                    in memory (bench_partition.c)
  *   cuzk-bench engine --log K [--partitions P] [--jobs J] [--backend B] [--devices 0,1]
@@ -301,7 +302,7 @@ static int bench_synth_witness(int argc, char **argv)
 int cuzk_bench_client(int argc, char **argv); /* bench_client.c; -1: not a client command */
 #endif
 
-enum { GPU_NTT, GPU_MSM, GPU_H };
+enum { GPU_NTT, GPU_MSM, GPU_H, GPU_FPMUL };
 
 #ifdef CUZK_HAVE_CUDA
 /* H from host vectors: wall time and the device's copy/kernel split. */
@@ -336,13 +337,16 @@ static int bench_gpu_h(cuzk_gpu *g, unsigned log_m, int reps)
 static int bench_gpu(int argc, char **argv, int mode)
 {
     /* The arguments are checked before a GPU is looked for. */
-    const char *what = mode == GPU_MSM ? "gpu-msm" : mode == GPU_H ? "gpu-h" : "gpu-ntt";
+    const char *what = mode == GPU_MSM     ? "gpu-msm"
+                       : mode == GPU_H     ? "gpu-h"
+                       : mode == GPU_FPMUL ? "gpu-fpmul"
+                                           : "gpu-ntt";
     uint64_t reps = 3, ones = 0, log_n = 20, lo = 16, hi = 20;
     cuzk_err e = uint_arg(argc, argv, "--reps", 3, 1, MAX_REPS, &reps);
     if (!e && mode == GPU_MSM && !(e = uint_arg(argc, argv, "--ones", 0, 0, 100, &ones)) &&
         !(e = uint_arg(argc, argv, "--log-lo", 16, 10, 30, &lo)))
         e = uint_arg(argc, argv, "--log-hi", lo > 20 ? lo : 20, lo, 30, &hi);
-    if (!e && mode != GPU_MSM)
+    if (!e && mode != GPU_MSM && mode != GPU_FPMUL)
         e = uint_arg(argc, argv, "--log", 20, 1, 28, &log_n);
     if (e)
         return die(what, e);
@@ -364,7 +368,17 @@ static int bench_gpu(int argc, char **argv, int mode)
         cuzk_gpu_close(g);
         return rc;
     }
-    if (mode == GPU_MSM) {
+    if (mode == GPU_FPMUL) {
+        double gm[4];
+        int same = 0;
+        e = cuzk_gpu_bench_fpmul(g, (int)reps, gm, &same);
+        if (!e)
+            printf("gpu-fpmul reps=%d cios_gmul_s=%.2f sos_gmul_s=%.2f fd_gmul_s=%.2f "
+                   "mixed_gmul_s=%.2f same=%s\n",
+                   (int)reps, gm[0], gm[1], gm[2], gm[3], same ? "yes" : "no");
+        if (!e && !same)
+            e = cuzk_fail(CUZK_EINTERNAL, "the multiplication variants disagree");
+    } else if (mode == GPU_MSM) {
         int g2 = flag(argc, argv, "--g2");
         double ms[32];
         int cross = flag(argc, argv, "--cross-check");
@@ -429,6 +443,8 @@ static const struct {
      0},
     {"synth-witness", "the synthetic circuit's witness alone (--compare: against the build)",
      "synth-witness --log K [--public N] [--seed S] [--reps R] [--compare]", 0},
+    {"gpu-fpmul", "Fp products per second of each way to multiply on a GPU (same results checked)",
+     "gpu-fpmul [--reps R] [--device N]", 0},
     {"gpu-ntt", "the four NTTs on a GPU (device time)", "gpu-ntt --log K [--reps R] [--device N]",
      0},
     {"gpu-msm", "dense GPU MSMs of 2^A..2^B points, P % of the scalars 1 (device time)",
@@ -523,6 +539,8 @@ int main(int argc, char **argv)
         return bench_ntt(argc - 2, argv + 2);
     if (!strcmp(argv[1], "msm"))
         return bench_msm(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "gpu-fpmul"))
+        return bench_gpu(argc - 2, argv + 2, GPU_FPMUL);
     if (!strcmp(argv[1], "gpu-ntt"))
         return bench_gpu(argc - 2, argv + 2, GPU_NTT);
     if (!strcmp(argv[1], "gpu-msm"))
