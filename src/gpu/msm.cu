@@ -35,7 +35,8 @@
  *    inversion chain and a pass over every bucket). The inversions of a
  *    level are shared (Montgomery's trick, in Fp for G2 too: see BA_NORM):
  *    a forward pass stores each
- *    thread's running product of its B denominators, a tree of products
+ *    thread's running product of its B denominators (G1 8; G2 1, whose
+ *    backward pass is too large in registers to chain well), a tree of products
  *    (fan-in G) over the threads' products ends in at most TOP elements
  *    inverted one per thread (Bernstein-Yang division steps, fp_inv_sgcd:
  *    its latency is part of the level's fixed cost), and a backward pass turns the
@@ -101,11 +102,10 @@ typedef struct {
     int affine;   /* batch-affine accumulation (else XYZZ chunks) */
 } msm_plan;
 
-/* Batch-affine accumulation: outputs per thread of a level (B, default;
- * CUZK_GPU_MSM_BA_B=1..64 and CUZK_GPU_MSM_BA_THREADS=64 for tuning),
- * fan-in of the product tree (G), the tree's top inverted one element per
- * thread (at most TOP elements), tree levels at most MAXT. */
-#define BA_B 8u
+/* Batch-affine accumulation: outputs per thread of a level (the group's
+ * BA_OUTPUTS, below; CUZK_GPU_MSM_BA_B=1..64 and CUZK_GPU_MSM_BA_THREADS=64
+ * for tuning), fan-in of the product tree (G), the tree's top inverted one
+ * element per thread (at most TOP elements), tree levels at most MAXT. */
 #define BA_G 16u
 #define BA_TOP 2048u
 #define BA_MAXT 8
@@ -130,10 +130,11 @@ static size_t ba_align(size_t x)
     return (x + 255) & ~(size_t)255;
 }
 
-static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, size_t fe)
+static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, size_t fe,
+                           unsigned outputs)
 {
     const char *eb = getenv("CUZK_GPU_MSM_BA_B"), *et = getenv("CUZK_GPU_MSM_BA_THREADS");
-    L->b = eb && atoi(eb) >= 1 && atoi(eb) <= 64 ? (unsigned)atoi(eb) : BA_B;
+    L->b = eb && atoi(eb) >= 1 && atoi(eb) <= 64 ? (unsigned)atoi(eb) : outputs;
     L->threads = et && atoi(et) == 64 ? 64u : 128u; /* BA_BOUNDS allows 128 */
     const char *tl = getenv("CUZK_GPU_MSM_BA_TAIL");
     L->tail = !(tl && !strcmp(tl, "0"));
@@ -202,7 +203,8 @@ static void msm_windows(msm_plan *p, unsigned nw)
  * CUZK_GPU_MSM_ACC=affine or xyzz forces one (affine still needs the
  * memory). */
 static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes, size_t aff_bytes, size_t fe_bytes,
-                       size_t free_b, size_t affine_min, unsigned workers, double bucket_cost)
+                       size_t free_b, size_t affine_min, unsigned workers, double bucket_cost,
+                       unsigned outputs)
 {
     double best = 0;
     unsigned best_nw = 64;
@@ -237,7 +239,7 @@ static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes, size_t aff_byte
     size_t common = m * 4 * sizeof(uint32_t) * 5 / 4 + nbw * (xyzz_bytes + 28);
     size_t xyzz = common + (m / 16) * (xyzz_bytes + 12);
     ba_layout L;
-    ba_layout_make(&L, m, nbw, aff_bytes, fe_bytes);
+    ba_layout_make(&L, m, nbw, aff_bytes, fe_bytes, outputs);
     size_t aff = common + L.bytes;
     const char *acc = getenv("CUZK_GPU_MSM_ACC");
     int want = acc && !strcmp(acc, "affine") ? 1
@@ -607,9 +609,15 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
  * bucket against an entry (msm_choose), from window sweeps: G1 5 (one
  * window fewer, c = 22 instead of 20, lost 9.5 ms at 2^25 and gained 5.4
  * at 2^26 and 32 at 2^27; c = 14, 15, 18, 19 at 2^18, 2^19, 2^22, 2^23
- * gained 0.8-3 %), G2 8 (c = 18 lost 2 % at 2^22, c = 19 3 % at 2^23). */
+ * gained 0.8-3 %), G2 8 (c = 18 lost 2 % at 2^22, c = 19 3 % at 2^23).
+ * Outputs per thread of a level pass (BA_OUTPUTS), from sweeps of 1..16:
+ * G1 8 (1: 720 against 621 ms at 2^27, 2: 646; 12 and 16 within 0.5 %);
+ * G2 1, so its products chain only in the lean tree kernels and not in the
+ * 250-register backward pass (2^22..2^26: 65.4 / 117.7 / 222.6 / 431.0 /
+ * 794.8 against 71.0 / 130.2 / 247.6 / 465.3 / 872.5 ms with 8). */
 #define CRV g1
 #define BUCKET_COST 5.0
+#define BA_OUTPUTS 8u
 #define AFFINE_MIN ((size_t)3 << 20)
 #define ONES_AFFINE_MIN ((size_t)1 << 25)
 #define BA_BOUNDS __launch_bounds__(128, 4)
@@ -629,6 +637,7 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #include "msm_impl.cuh"
 #undef CRV
 #undef BUCKET_COST
+#undef BA_OUTPUTS
 #undef AFFINE_MIN
 #undef ONES_AFFINE_MIN
 #undef BA_BOUNDS
@@ -648,6 +657,7 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 
 #define CRV g2
 #define BUCKET_COST 8.0
+#define BA_OUTPUTS 1u
 #define AFFINE_MIN ((size_t)1 << 19)
 #define ONES_AFFINE_MIN ((size_t)1 << 24)
 #define BA_BOUNDS __launch_bounds__(128)
@@ -667,6 +677,7 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #include "msm_impl.cuh"
 #undef CRV
 #undef BUCKET_COST
+#undef BA_OUTPUTS
 #undef AFFINE_MIN
 #undef ONES_AFFINE_MIN
 #undef BA_BOUNDS

@@ -300,7 +300,8 @@ __global__ void BA_BOUNDS PN(_k_ba_fwd)(const AFF *bases, const uint32_t *vals, 
         }
         fp_t nd = BA_NORM(d);
         acc = s ? fp_mul(acc, nd) : nd;
-        pre[t] = acc;
+        if (B > 1) /* the backward pass reads pre[t] for s < its count - 1 only */
+            pre[t] = acc;
     }
     prod[i] = acc;
 }
@@ -562,7 +563,7 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
         cub_bytes = 0;
         cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, (uint32_t *)0, (uint32_t *)0, nbp + 1,
                                       g->stream);
-        ba_layout_make(&BL, piece, nbp, sizeof(AFF), sizeof(fp_t));
+        ba_layout_make(&BL, piece, nbp, sizeof(AFF), sizeof(fp_t), BA_OUTPUTS);
         part[0] =
             ba_align((piece + 4 * nbp) * sizeof(uint32_t)); /* keys, starts, ends, off, kcount */
         part[1] = ba_align(2 * nbp * sizeof(XYZZ));         /* partial sums, tree scratch */
@@ -920,7 +921,7 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             sort_ov = 0;
         }
         msm_choose(&pl, m, sizeof(XYZZ), sizeof(AFF), sizeof(fp_t),
-                   free_b + gpu_arena_idle_bytes(g), AFFINE_MIN, workers, BUCKET_COST);
+                   free_b + gpu_arena_idle_bytes(g), AFFINE_MIN, workers, BUCKET_COST, BA_OUTPUTS);
         if (workers > 1 && pl.wb >= pl.nw) /* one chunk holds every window: two halves */
             pl.wb = (pl.nw + 1) / 2;
         size_t nbw = (size_t)1 << (pl.c - 1);
@@ -954,7 +955,7 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
         cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, (uint32_t *)0, (uint32_t *)0, nbmax + 1,
                                       g->stream);
         ba_layout BL;
-        ba_layout_make(&BL, pmax, nbmax, sizeof(AFF), sizeof(fp_t));
+        ba_layout_make(&BL, pmax, nbmax, sizeof(AFF), sizeof(fp_t), BA_OUTPUTS);
         /* one block: digit pairs, sort scratch, bucket bounds, partial sums,
          * segments, batch-affine levels, the scans' scratch (apart from the
          * sort's, which the next chunk's sort may be using) */
