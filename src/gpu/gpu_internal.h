@@ -41,6 +41,17 @@ typedef struct {
     uint64_t last_use;
 } gpu_pce_slot;
 
+/* Density bitmaps kept on the device (msm.cu): a circuit's l, a and b
+ * bitmaps are the same for every proof of it, so each is uploaded once.
+ * Matched by content (the host copy), never by address alone. */
+#define GPU_MAX_DENSITY 8
+typedef struct {
+    uint64_t *host; /* a copy of the bitmap */
+    size_t words;
+    void *dev;
+    uint64_t last_use;
+} gpu_density;
+
 struct cuzk_gpu {
     int ordinal;
     cudaStream_t stream;
@@ -57,6 +68,7 @@ struct cuzk_gpu {
     int stage_tried;
     /* MSM bases kept on the device, by msm.cu. */
     gpu_resident res[GPU_MAX_RESIDENT];
+    gpu_density dens[GPU_MAX_DENSITY];
     uint64_t use_clock;
     /* The witness of the proof in progress on the device (device.cu,
      * cuzk_gpu_scalars_set): an MSM whose scalars lie inside

@@ -82,6 +82,7 @@
  * Bases stay resident: the first call with a host array uploads it and
  * later calls with the same array (address, size, sampled points) reuse the
  * device copy, evicting the least recently used set when memory runs out.
+ * Density bitmaps stay too (a few slots, matched by their whole content).
  *
  * CUB (radix sort, prefix sum) is the one C++ library used; it is called
  * through its plain entry points. */
@@ -145,8 +146,8 @@ static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, si
     o += ba_align(n1 * aff);
     L->y = o;
     o += ba_align(n2 * aff);
-    L->pre = o;
-    o += ba_align(n1 * fe);
+    L->pre = o; /* read and written only with more than one output a thread */
+    o += L->b > 1 ? ba_align(n1 * fe) : 0;
     for (int l = 0; l < BA_MAXT; l++) {
         L->tv[l] = o;
         o += ba_align(c * fe);
@@ -713,11 +714,65 @@ static void resident_drop(gpu_resident *r)
     memset(r, 0, sizeof *r);
 }
 
+static void density_drop(gpu_density *d)
+{
+    cudaFree(d->dev);
+    free(d->host);
+    memset(d, 0, sizeof *d);
+}
+
 extern "C" void cuzk_gpu_msm_forget(cuzk_gpu *g)
 {
     for (int i = 0; i < GPU_MAX_RESIDENT; i++)
         if (g->res[i].dev)
             resident_drop(&g->res[i]);
+    for (int i = 0; i < GPU_MAX_DENSITY; i++)
+        if (g->dens[i].dev)
+            density_drop(&g->dens[i]);
+}
+
+/* The device copy of a density bitmap (words 64-bit words): one kept with
+ * the same content, else uploaded into a free or the least recently used
+ * slot. A host memcmp (~1 ms for the 16 MB of a 2^27 circuit) costs less
+ * than the staged upload it saves. CUZK_ENOMEM when no memory is left for
+ * it (the caller then uploads into its own buffer). */
+static cuzk_err density_get(cuzk_gpu *g, const uint64_t *host, size_t words, const uint64_t **dev)
+{
+    size_t bytes = words * sizeof(uint64_t);
+    g->use_clock++;
+    int slot = -1;
+    for (int i = 0; i < GPU_MAX_DENSITY; i++) {
+        gpu_density *d = &g->dens[i];
+        if (d->dev && d->words == words && !memcmp(d->host, host, bytes)) {
+            d->last_use = g->use_clock;
+            *dev = (const uint64_t *)d->dev;
+            return CUZK_OK;
+        }
+        if (slot < 0 || !d->dev || (g->dens[slot].dev && d->last_use < g->dens[slot].last_use))
+            slot = i;
+    }
+    gpu_density *d = &g->dens[slot];
+    if (d->dev)
+        density_drop(d);
+    uint64_t *hc = (uint64_t *)malloc(bytes);
+    if (!hc)
+        return cuzk_fail(CUZK_ENOMEM, "GPU MSM: no host memory for a density copy");
+    void *dv = NULL;
+    cuzk_err rc = gpu_alloc(&dv, bytes, "MSM density");
+    if (!rc)
+        rc = gpu_copy_h2d(g, dv, host, bytes);
+    if (rc) {
+        cudaFree(dv);
+        free(hc);
+        return rc;
+    }
+    memcpy(hc, host, bytes);
+    d->host = hc;
+    d->words = words;
+    d->dev = dv;
+    d->last_use = g->use_clock;
+    *dev = (const uint64_t *)dv;
+    return CUZK_OK;
 }
 
 /* A pinned set for these host bases, or NULL. Pinned sets are matched by
@@ -895,26 +950,34 @@ static cuzk_err msm_split(cuzk_gpu *g, int g2, void *out, const void *bases, siz
             memset(stats, 0, sizeof *stats);
         return CUZK_OK;
     }
-    void *dbases, *buf;
+    void *dbases, *buf = NULL;
     CUZK_TRY(resident_get(g, bases, n_bases, elem, &dbases));
     size_t words = (n + 63) / 64;
+    gpu_times_begin(g);
+    /* The density bitmap kept on the device, or (no memory for it) in buf. */
+    const uint64_t *dd = NULL;
+    cuzk_err rc = density ? density_get(g, density, words, &dd) : CUZK_OK;
+    if (rc && rc != CUZK_ENOMEM)
+        return rc;
+    int own_dd = density && rc == CUZK_ENOMEM;
     /* Scalars inside the proof's witness are on the device already. */
     const fr_t *wk = (const fr_t *)gpu_scalars_lookup(g, k, n);
-    CUZK_TRY(
-        gpu_alloc(&buf, (wk ? 0 : n * sizeof(fr_t)) + words * sizeof(uint64_t), "MSM scalars"));
+    size_t kbytes = wk ? 0 : n * sizeof(fr_t), dbytes = own_dd ? words * sizeof(uint64_t) : 0;
+    if (kbytes + dbytes)
+        CUZK_TRY(gpu_alloc(&buf, kbytes + dbytes, "MSM scalars"));
     fr_t *dk = wk ? (fr_t *)wk : (fr_t *)buf;
-    uint64_t *dd = wk ? (uint64_t *)buf : (uint64_t *)(dk + n);
-    gpu_times_begin(g);
-    cuzk_err rc = wk ? CUZK_OK : gpu_copy_h2d(g, dk, k, n * sizeof(fr_t));
-    if (!rc && density)
-        rc = gpu_copy_h2d(g, dd, density, words * sizeof(uint64_t));
+    rc = wk ? CUZK_OK : gpu_copy_h2d(g, dk, k, kbytes);
+    if (!rc && own_dd) {
+        dd = (const uint64_t *)((char *)buf + kbytes);
+        rc = gpu_copy_h2d(g, (void *)dd, density, dbytes);
+    }
     if (rc) {
         cudaStreamSynchronize(g->stream);
         cudaFree(buf);
         return rc;
     }
     gpu_times_mark(g, 1);
-    rc = msm_core(g, g2, out, dbases, dk, density ? dd : NULL, n, stats);
+    rc = msm_core(g, g2, out, dbases, dk, dd, n, stats);
     gpu_times_mark(g, 2);
     if (!rc)
         rc = gpu_times_end(g);

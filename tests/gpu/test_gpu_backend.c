@@ -149,6 +149,9 @@ static int stats_equal(const cuzk_msm_stats *a, const cuzk_msm_stats *b)
     return a->n == b->n && a->zeros == b->zeros && a->ones == b->ones && a->others == b->others;
 }
 
+/* Moved density bits whose CPU sum differed from before the move. */
+static int density_moves_seen;
+
 static void test_msm_g1(size_t n, int with_density, int pattern)
 {
     size_t nb;
@@ -177,6 +180,29 @@ static void test_msm_g1(size_t n, int with_density, int pattern)
         CHECK_OK(cuzk_msm_g1(&want, bases, nb, k, with_density ? d : NULL, n, NULL));
         CHECK_OK(cuzk_gpu_msm_g1(gpu, &got, bases, nb, k, with_density ? d : NULL, n, NULL));
         CHECK(blst_p1_is_equal(&want, &got));
+    }
+    /* The same density buffer with one set bit moved (same count, same
+     * address and size): the device's kept bitmap must not be reused. */
+    size_t set = n, clear = n;
+    for (size_t i = 0; with_density && i < n && (set == n || clear == n); i++) {
+        int b = (int)((d[i / 64] >> (i % 64)) & 1);
+        if (b && set == n)
+            set = i;
+        if (!b && clear == n)
+            clear = i;
+    }
+    if (set < n && clear < n) {
+        blst_p1 before = want;
+        d[set / 64] &= ~(1ULL << (set % 64));
+        d[clear / 64] |= 1ULL << (clear % 64);
+        CHECK_OK(cuzk_msm_g1(&want, bases, nb, k, d, n, NULL));
+        CHECK_OK(cuzk_gpu_msm_g1(gpu, &got, bases, nb, k, d, n, NULL));
+        if (!blst_p1_is_equal(&want, &before))
+            density_moves_seen++; /* the stale bitmap would have given `before` */
+        same = blst_p1_is_equal(&want, &got);
+        CHECK(same);
+        if (!same)
+            fprintf(stderr, "  G1 MSM n=%zu: a changed density gave the old sum\n", n);
     }
     free(d);
     free(bases);
@@ -569,7 +595,8 @@ int main(void)
         for (int dn = 0; dn < 2; dn++)
             for (int pat = 0; pat < 5; pat++)
                 test_msm_g1(ns[i], dn, pat);
-    printf("msm g1 compared\n");
+    CHECK(density_moves_seen > 0); /* the moved-bit checks could tell a stale bitmap */
+    printf("msm g1 compared (%d moved density bits changed the sum)\n", density_moves_seen);
     cuzk_gpu_mem mi;
     CHECK_OK(cuzk_gpu_mem_info(gpu, &mi));
     CHECK(mi.total_bytes > 0 && mi.free_bytes <= mi.total_bytes);
