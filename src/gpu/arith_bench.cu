@@ -77,12 +77,6 @@ __global__ void k_fpmul_inputs(fp_t *v, size_t n, uint64_t seed)
     v[i].l[11] &= 0x0fffffffu;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 extern "C" cuzk_err cuzk_gpu_bench_fpmul(cuzk_gpu *g, int reps, double gmul_s[4], int *same)
 {
     if (reps < 1 || reps > 64)
@@ -137,8 +131,7 @@ extern "C" cuzk_err cuzk_gpu_bench_fpmul(cuzk_gpu *g, int reps, double gmul_s[4]
             }
         }
         if (e == cudaSuccess) {
-            qsort(t, (size_t)reps, sizeof *t, cmp_dbl);
-            gmul_s[k] = 2.0 * (double)n * iters / (t[reps / 2] * 1e-3) / 1e9;
+            gmul_s[k] = 2.0 * (double)n * iters / (gpu_median(t, (size_t)reps) * 1e-3) / 1e9;
         }
     }
     free(ref);

@@ -166,6 +166,18 @@ cuzk_err gpu_alloc(void **p, size_t bytes, const char *what)
     return cuzk_fail(CUZK_EINTERNAL, "GPU: allocating %s: %s", what, cudaGetErrorString(e));
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+double gpu_median(double *t, size_t n)
+{
+    qsort(t, n, sizeof *t, cmp_double);
+    return t[n / 2];
+}
+
 extern "C" cuzk_err cuzk_gpu_open(int ordinal, cuzk_gpu **out)
 {
     *out = NULL;

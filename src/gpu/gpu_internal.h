@@ -94,6 +94,10 @@ struct cuzk_gpu {
     gpu_pce_slot pce[GPU_MAX_PCE];
 };
 
+/* The median of n timings (n >= 1), sorting t in place: the benchmarks'
+ * figure of their repetitions. */
+double gpu_median(double *t, size_t n);
+
 /* gpu_copy_h2d on another stream of the handle (staging shared with it). */
 cuzk_err gpu_copy_h2d_on(cuzk_gpu *g, cudaStream_t s, void *dev, const void *host, size_t bytes);
 /* The copy stream (see cstream), or g->stream when none could be made. */

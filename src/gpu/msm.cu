@@ -1001,12 +1001,6 @@ extern "C" cuzk_err cuzk_gpu_msm_g2(cuzk_gpu *g, blst_p2 *out, const blst_p2_aff
 
 /* ---- benchmark ------------------------------------------------------------- */
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* Scalar i becomes 1 where a hash of i mod 100 < pct. */
 __global__ void k_bench_ones(fr_t *k, size_t n, unsigned pct)
 {
@@ -1131,8 +1125,7 @@ extern "C" cuzk_err cuzk_gpu_bench_msm(cuzk_gpu *g, int g2, unsigned log_lo, uns
         }
         if (rc)
             break;
-        qsort(t, (size_t)reps, sizeof(double), cmp_double);
-        ms[lg - log_lo] = t[reps / 2];
+        ms[lg - log_lo] = gpu_median(t, (size_t)reps);
         if (cross) /* both accumulations must give the timed result */
             if ((rc = bench_cross(g, g2, dbases, (const fr_t *)dk, m, "affine", &out)) ||
                 (rc = bench_cross(g, g2, dbases, (const fr_t *)dk, m, "xyzz", &out)))

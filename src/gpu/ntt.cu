@@ -890,12 +890,6 @@ static cuzk_err bench_round_trips(cuzk_gpu *g, unsigned log_n, fr_t *d)
     return CUZK_OK;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 extern "C" cuzk_err cuzk_gpu_bench_ntt(cuzk_gpu *g, unsigned log_n, int reps, double ms[4])
 {
     CUZK_TRY(check_log(log_n));
@@ -926,10 +920,8 @@ extern "C" cuzk_err cuzk_gpu_bench_ntt(cuzk_gpu *g, unsigned log_n, int reps, do
             cudaEventElapsedTime(&f, e0, e1);
             t[k][r] = f;
         }
-    for (int k = 0; k < 4; k++) {
-        qsort(t[k], (size_t)reps, sizeof(double), cmp_double);
-        ms[k] = t[k][reps / 2];
-    }
+    for (int k = 0; k < 4; k++)
+        ms[k] = gpu_median(t[k], (size_t)reps);
     cuzk_err rc = bench_round_trips(g, log_n, (fr_t *)d);
     cudaFree(d);
     return rc;
