@@ -733,8 +733,9 @@ extern "C" void cuzk_gpu_msm_forget(cuzk_gpu *g)
 
 /* The device copy of a density bitmap (words 64-bit words): one kept with
  * the same content, else uploaded into a free or the least recently used
- * slot. A host memcmp (~1 ms for the 16 MB of a 2^27 circuit) costs less
- * than the staged upload it saves. CUZK_ENOMEM when no memory is left for
+ * slot. A host memcmp (1.1-2.1 ms for the 16 MB of a 2^27 circuit on the
+ * 2-core development machine) costs less than the staged upload it saves
+ * (~6.5 ms of device time each). CUZK_ENOMEM when no memory is left for
  * it (the caller then uploads into its own buffer). */
 static cuzk_err density_get(cuzk_gpu *g, const uint64_t *host, size_t words, const uint64_t **dev)
 {
