@@ -29,7 +29,11 @@
  *    Batch-affine (from AFFINE_MIN entries, where it measured faster): in
  *    levels, each bucket's points are added in pairs in affine form
  *    (l = (yq - yp)/(xq - xp), 2M + 1S), so a bucket of k points has
- *    ceil(k/2) after a level; once every bucket has at most BA_TAIL_K
+ *    ceil(k/2) after a level. A level's passes run over its pairs only:
+ *    an odd bucket's last point is copied to the next level by the task
+ *    kernel, so no lane idles on it and no product carries its factor 1
+ *    (a pass-through is ~1/3 of a late level's outputs). Once every
+ *    bucket has at most BA_TAIL_K
  *    points and a level little more than one entry per bucket, one thread
  *    per bucket adds what is left in XYZZ (each level skipped saves an
  *    inversion chain and a pass over every bucket). The inversions of a
@@ -117,11 +121,12 @@ typedef struct {
 /* Where the batch-affine arrays of one window chunk lie in one allocation:
  * level outputs X (level 1, 3, ...) and Y (2, 4, ...) with their bucket
  * ids, the forward products of a level (pre), the product tree (tv, tp),
- * the outputs' tasks,
- * bucket offsets of two levels (sa, sb), counts (kn) and the largest
- * bucket (mx). */
+ * the pairs' first inputs and outputs (task, pout),
+ * bucket offsets of two levels (sa, sb), counts (kn), odd-count flags and
+ * their offsets (ko, so) and the largest bucket (mx). */
 typedef struct {
-    size_t x, y, pre, tv[BA_MAXT], tp[BA_MAXT], bidx, bidy, task, sa, sb, kn, mx, bytes;
+    size_t x, y, pre, tv[BA_MAXT], tp[BA_MAXT], bidx, bidy, task, pout, sa, sb, kn, ko, so, mx,
+        bytes;
     unsigned b, threads; /* outputs per thread, threads per block of a level's passes */
     int tail;            /* finish in XYZZ (BA_TAIL_*); CUZK_GPU_MSM_BA_TAIL=0: never */
 } ba_layout;
@@ -161,11 +166,17 @@ static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, si
     o += ba_align(n2 * sizeof(uint32_t));
     L->task = o;
     o += ba_align(n1 * sizeof(uint32_t));
+    L->pout = o;
+    o += ba_align(n1 * sizeof(uint32_t));
     L->sa = o;
     o += ba_align((nb + 1) * sizeof(uint32_t));
     L->sb = o;
     o += ba_align((nb + 1) * sizeof(uint32_t));
     L->kn = o;
+    o += ba_align((nb + 1) * sizeof(uint32_t));
+    L->ko = o;
+    o += ba_align((nb + 1) * sizeof(uint32_t));
+    L->so = o;
     o += ba_align((nb + 1) * sizeof(uint32_t));
     L->mx = o;
     o += 256;
@@ -267,27 +278,16 @@ __global__ void k_ba_count0(const uint32_t *starts, const uint32_t *ends, size_t
         atomicMax(mx, k);
 }
 
-/* The next level's counts: half of each bucket's, rounded up. */
-__global__ void k_ba_halve(const uint32_t *S, size_t nb, uint32_t *kn)
+/* The next level's counts: half of each bucket's, rounded up (kn), and
+ * whether the bucket passes an odd point on (ko: a scan of it gives each
+ * pass-through its rank, k_ba_task). */
+__global__ void k_ba_halve(const uint32_t *S, size_t nb, uint32_t *kn, uint32_t *ko)
 {
     size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (b <= nb)
-        kn[b] = b < nb ? (S[b + 1] - S[b] + 1) / 2 : 0;
-}
-
-/* The bucket of each output of the next level and its task (k_ba_task:
- * its first input, with bit 31 set when a second input follows in the
- * same bucket), written by the first input of each pair. */
-__global__ void k_ba_task(const uint32_t *bid, const uint32_t *S, const uint32_t *Sn, size_t n,
-                          uint32_t *bidn, uint32_t *task)
-{
-    size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (p >= n)
-        return;
-    uint32_t b = bid[p], j = (uint32_t)p - S[b];
-    if (!(j & 1)) {
-        bidn[Sn[b] + j / 2] = b;
-        task[Sn[b] + j / 2] = (uint32_t)p | (j + 1 < S[b + 1] - S[b] ? 0x80000000u : 0);
+    if (b <= nb) {
+        uint32_t k = b < nb ? S[b + 1] - S[b] : 0;
+        kn[b] = (k + 1) / 2;
+        ko[b] = k & 1;
     }
 }
 

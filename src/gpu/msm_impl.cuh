@@ -248,10 +248,10 @@ static __device__ __forceinline__ FD_T PN(_ba_x)(const AFF *bases, const uint32_
  * (d = xq - xp), 1 tangent (p = q, d = 2 yp), 2 the sum is q (p at
  * infinity), 3 the sum is p, 4 infinity (p = -q); d = 1 when there is
  * nothing to invert, so a batch never meets a zero. */
-static __device__ __forceinline__ int PN(_ba_den)(const AFF &p, const AFF &q, int pair, FD_T *d)
+static __device__ __forceinline__ int PN(_ba_den)(const AFF &p, const AFF &q, FD_T *d)
 {
     *d = FD(_one)();
-    if (!pair || PN(_aff_is_inf)(q))
+    if (PN(_aff_is_inf)(q))
         return 3;
     if (PN(_aff_is_inf)(p))
         return 2;
@@ -265,13 +265,42 @@ static __device__ __forceinline__ int PN(_ba_den)(const AFF &p, const AFF &q, in
     return 0;
 }
 
-/* Forward pass of a level: thread i takes outputs t = i + s T (s < B),
- * stores the running product of their denominators (their norms in Fp,
- * BA_NORM) in pre[t] and the whole product in prod[i]. Output t adds the entries in0 and in0 + 1 of
- * its bucket, or passes in0 on (task[t] = in0 | pair << 31, k_ba_task).
+/* The next level's layout, one thread per input p of this level (bucket
+ * bid[p], offsets S, the next level's Sn): the first input of each pair
+ * (j = p - S[b] even) writes the output's bucket; an input with a second
+ * one after it in its bucket is pair r (its rank among the level's pairs,
+ * Sn[b] + j/2 less the odd buckets before b, So) with first input
+ * pin[r] = p and output pout[r]; the last point of an odd bucket is copied
+ * to the next level right here (the level's passes then see pairs only). */
+__global__ void PN(_k_ba_task)(const AFF *bases, const uint32_t *vals, const AFF *pts,
+                               const uint32_t *bid, const uint32_t *S, const uint32_t *Sn,
+                               const uint32_t *So, size_t n, uint32_t *bidn, uint32_t *pin,
+                               uint32_t *pout, AFF *out)
+{
+    size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (p >= n)
+        return;
+    uint32_t b = bid[p], j = (uint32_t)p - S[b];
+    if (j & 1)
+        return;
+    uint32_t t = Sn[b] + j / 2;
+    bidn[t] = b;
+    if (j + 1 < S[b + 1] - S[b]) {
+        uint32_t r = t - So[b];
+        pin[r] = (uint32_t)p;
+        pout[r] = t;
+    } else {
+        out[t] = PN(_ba_pt)(bases, vals, pts, p);
+    }
+}
+
+/* Forward pass of a level over its np pairs: thread i takes pairs r = i +
+ * s T (s < B), stores the running product of their denominators (their
+ * norms in Fp, BA_NORM) in pre[r] and the whole product in prod[i]. Pair r
+ * adds the entries pin[r] and pin[r] + 1 of one bucket (k_ba_task).
  * BA_BOUNDS: the launch bounds of the level passes (msm.cu). */
 __global__ void BA_BOUNDS PN(_k_ba_fwd)(const AFF *bases, const uint32_t *vals, const AFF *pts,
-                                        const uint32_t *task, size_t n, size_t T, unsigned B,
+                                        const uint32_t *pin, size_t np, size_t T, unsigned B,
                                         fp_t *pre, fp_t *prod)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -279,55 +308,47 @@ __global__ void BA_BOUNDS PN(_k_ba_fwd)(const AFF *bases, const uint32_t *vals, 
         return;
     fp_t acc = fp_one();
     for (unsigned s = 0; s < B; s++) {
-        size_t t = i + s * T;
-        if (t >= n)
+        size_t r = i + s * T;
+        if (r >= np)
             break;
-        uint32_t tk = task[t];
-        size_t in0 = tk & 0x7fffffffu;
-        int pair = (int)(tk >> 31);
-        FD_T d = FD(_one)();
-        if (pair) {
-            /* x alone decides unless an x is 0 (infinity is (0, 0), but
-             * x = 0 is also on the curve) or both are equal */
-            FD_T xp = PN(_ba_x)(bases, vals, pts, in0), xq = PN(_ba_x)(bases, vals, pts, in0 + 1);
-            if (FD(_is_zero)(xp) | FD(_is_zero)(xq) | FD(_eq)(xp, xq)) {
-                AFF p = PN(_ba_pt)(bases, vals, pts, in0),
-                    q = PN(_ba_pt)(bases, vals, pts, in0 + 1);
-                PN(_ba_den)(p, q, 1, &d);
-            } else {
-                d = FD(_sub)(xq, xp);
-            }
+        size_t in0 = pin[r];
+        FD_T d;
+        /* x alone decides unless an x is 0 (infinity is (0, 0), but x = 0
+         * is also on the curve) or both are equal */
+        FD_T xp = PN(_ba_x)(bases, vals, pts, in0), xq = PN(_ba_x)(bases, vals, pts, in0 + 1);
+        if (FD(_is_zero)(xp) | FD(_is_zero)(xq) | FD(_eq)(xp, xq)) {
+            AFF p = PN(_ba_pt)(bases, vals, pts, in0), q = PN(_ba_pt)(bases, vals, pts, in0 + 1);
+            PN(_ba_den)(p, q, &d);
+        } else {
+            d = FD(_sub)(xq, xp);
         }
         fp_t nd = BA_NORM(d);
         acc = s ? fp_mul(acc, nd) : nd;
-        if (B > 1) /* the backward pass reads pre[t] for s < its count - 1 only */
-            pre[t] = acc;
+        if (B > 1) /* the backward pass reads pre[r] for s < its count - 1 only */
+            pre[r] = acc;
     }
     prod[i] = acc;
 }
 
-/* Backward pass: from the inverse of thread i's product, each output's
- * inverse denominator (BA_DINV of r pre[t - T], r *= BA_NORM(d)), then
- * the affine sum:
+/* Backward pass: from the inverse of thread i's product, each pair's
+ * inverse denominator (BA_DINV of r pre[r - T], r *= BA_NORM(d)), then the
+ * affine sum into out[pout[r]]:
  * l = n / d, x3 = l^2 - xp - xq, y3 = l (xp - x3) - yp. */
 __global__ void BA_BOUNDS PN(_k_ba_bwd)(const AFF *bases, const uint32_t *vals, const AFF *pts,
-                                        const uint32_t *task, size_t n, size_t T, unsigned B,
-                                        const fp_t *pre, const fp_t *inv_prod, AFF *out)
+                                        const uint32_t *pin, const uint32_t *pout, size_t np,
+                                        size_t T, unsigned B, const fp_t *pre, const fp_t *inv_prod,
+                                        AFF *out)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= T)
         return;
     fp_t r = inv_prod[i];
-    for (unsigned s = ba_outputs(i, T, n, B); s-- > 0;) {
+    for (unsigned s = ba_outputs(i, T, np, B); s-- > 0;) {
         size_t t = i + s * T;
-        uint32_t tk = task[t];
-        size_t in0 = tk & 0x7fffffffu;
-        int pair = (int)(tk >> 31);
-        AFF p = PN(_ba_pt)(bases, vals, pts, in0), q = p, o;
-        if (pair)
-            q = PN(_ba_pt)(bases, vals, pts, in0 + 1);
+        size_t in0 = pin[t];
+        AFF p = PN(_ba_pt)(bases, vals, pts, in0), q = PN(_ba_pt)(bases, vals, pts, in0 + 1), o;
         FD_T d;
-        int kind = PN(_ba_den)(p, q, pair, &d);
+        int kind = PN(_ba_den)(p, q, &d);
         FD_T inv = BA_DINV(d, s ? fp_mul(r, pre[t - T]) : r);
         if (s)
             r = fp_mul(r, BA_NORM(d));
@@ -350,7 +371,7 @@ __global__ void BA_BOUNDS PN(_k_ba_bwd)(const AFF *bases, const uint32_t *vals, 
             o.x = FD(_zero)();
             o.y = FD(_zero)();
         }
-        out[t] = o;
+        out[pout[t]] = o;
     }
 }
 
@@ -449,6 +470,8 @@ static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_
     uint32_t *bidx = (uint32_t *)(mem + L->bidx), *bidy = (uint32_t *)(mem + L->bidy);
     uint32_t *S = (uint32_t *)(mem + L->sa), *Sn = (uint32_t *)(mem + L->sb);
     uint32_t *kn = (uint32_t *)(mem + L->kn), *mx = (uint32_t *)(mem + L->mx);
+    uint32_t *ko = (uint32_t *)(mem + L->ko), *So = (uint32_t *)(mem + L->so);
+    uint32_t *pin = (uint32_t *)(mem + L->task), *pout = (uint32_t *)(mem + L->pout);
     unsigned nbl = (unsigned)((nb + 1 + 255) / 256);
     uint32_t h[2];
     cudaMemsetAsync(mx, 0, sizeof(uint32_t), st);
@@ -478,25 +501,31 @@ static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_
          * each) than the additions */
         if (L->tail && maxk <= BA_TAIL_K && n <= nb + BA_TAIL_N)
             break;
-        k_ba_halve<<<nbl, 256, 0, st>>>(S, nb, kn);
+        k_ba_halve<<<nbl, 256, 0, st>>>(S, nb, kn, ko);
         e = cub::DeviceScan::ExclusiveSum(cub_tmp, cub_bytes, kn, Sn, nb + 1, st);
         if (e == cudaSuccess)
+            e = cub::DeviceScan::ExclusiveSum(cub_tmp, cub_bytes, ko, So, nb + 1, st);
+        if (e == cudaSuccess)
             e = cudaMemcpyAsync(h, Sn + nb, sizeof(uint32_t), cudaMemcpyDeviceToHost, st);
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(h + 1, So + nb, sizeof(uint32_t), cudaMemcpyDeviceToHost, st);
         if (e == cudaSuccess)
             e = cudaStreamSynchronize(st);
         if (e != cudaSuccess)
             return gpu_fail(e, "MSM batch-affine level");
-        size_t nn = h[0];
+        size_t nn = h[0], np = h[0] - h[1]; /* outputs, of which pairs */
         uint32_t *bidn = (lvl & 1) ? bidy : bidx;
         AFF *out = (lvl & 1) ? Y : X;
-        uint32_t *task = (uint32_t *)(mem + L->task);
-        k_ba_task<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(bid, S, Sn, n, bidn, task);
+        PN(_k_ba_task)<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(bases, vals2, pts, bid, S, Sn,
+                                                                    So, n, bidn, pin, pout, out);
+        if (!np) /* cannot happen while a bucket holds two points */
+            return cuzk_fail(CUZK_EINVAL, "MSM batch-affine: a level without pairs");
         size_t cnt[BA_MAXT + 1];
         unsigned B = L->b, th = L->threads;
-        cnt[0] = (nn + B - 1) / B;
+        cnt[0] = (np + B - 1) / B;
         fp_t *tv0 = (fp_t *)(mem + L->tv[0]);
         unsigned grid0 = (unsigned)((cnt[0] + th - 1) / th);
-        PN(_k_ba_fwd)<<<grid0, th, 0, st>>>(bases, vals2, pts, task, nn, cnt[0], B, pre, tv0);
+        PN(_k_ba_fwd)<<<grid0, th, 0, st>>>(bases, vals2, pts, pin, np, cnt[0], B, pre, tv0);
         int top = 0;
         while (cnt[top] > BA_TOP) {
             if (top + 1 >= BA_MAXT)
@@ -514,7 +543,8 @@ static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_
             k_ba_down<<<(unsigned)((cnt[l + 1] + 127) / 128), 128, 0, st>>>(
                 (fp_t *)(mem + L->tv[l]), (fp_t *)(mem + L->tp[l]), cnt[l], cnt[l + 1], BA_G,
                 (fp_t *)(mem + L->tv[l + 1]));
-        PN(_k_ba_bwd)<<<grid0, th, 0, st>>>(bases, vals2, pts, task, nn, cnt[0], B, pre, tv0, out);
+        PN(_k_ba_bwd)<<<grid0, th, 0, st>>>(bases, vals2, pts, pin, pout, np, cnt[0], B, pre, tv0,
+                                            out);
         if (!lvl && inputs_read) { /* later levels read only their own arrays */
             inputs_read(ctx);
             inputs_read = NULL;
