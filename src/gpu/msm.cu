@@ -252,7 +252,9 @@ static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes, size_t aff_byte
     size_t xyzz = common + (m / 16) * (xyzz_bytes + 12);
     ba_layout L;
     ba_layout_make(&L, m, nbw, aff_bytes, fe_bytes, outputs);
-    size_t aff = common + L.bytes;
+    /* batch-affine: a second set of bucket sums, so that one chunk's
+     * reduction runs beside the next chunk's levels */
+    size_t aff = common + L.bytes + nbw * (xyzz_bytes + 8);
     const char *acc = getenv("CUZK_GPU_MSM_ACC");
     int want = acc && !strcmp(acc, "affine") ? 1
                : acc && !strcmp(acc, "xyzz") ? 0

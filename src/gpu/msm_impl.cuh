@@ -659,6 +659,15 @@ typedef struct {
     unsigned keybits, first, step;
     int ordinal; /* the device, for a worker thread */
     void *scratch[8];
+    /* With the sort stream and batch-affine levels, each chunk's bucket
+     * reduction runs there too, beside the next chunk's levels: the bucket
+     * sums (scratch[4], with counts) and the reduction's segments
+     * (scratch[5]) are then two sets of p4 and p5 bytes, used by
+     * alternate chunks, and the window sums go to dwins (device, after
+     * the second set of segments) until the last chunk is done. */
+    int red_ov;
+    size_t p4, p5;
+    XYZZ *dwins;
     XYZZ *wins;
     cuzk_err rc;
     char msg[512]; /* a worker thread's error message (messages are per thread) */
@@ -738,6 +747,24 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
         cudaGetLastError();
         ov = 0;
     }
+    /* the reductions on the sort stream: red[p] is recorded after the
+     * reduction of the last chunk that used set p, acc after a chunk's
+     * levels */
+    int rov = ov && w->red_ov;
+    cudaEvent_t acc_ev = NULL, red_ev[2] = {NULL, NULL};
+    if (rov && (cudaEventCreateWithFlags(&acc_ev, cudaEventDisableTiming) != cudaSuccess ||
+                cudaEventCreateWithFlags(&red_ev[0], cudaEventDisableTiming) != cudaSuccess ||
+                cudaEventCreateWithFlags(&red_ev[1], cudaEventDisableTiming) != cudaSuccess)) {
+        cudaGetLastError();
+        rov = 0;
+    }
+    cudaStream_t rs = rov ? w->sst : st;
+    /* a chunk's profile is printed once the next chunk's levels are
+     * enqueued (printing waits for its last event) */
+    msm_prof pfs[2];
+    char pwhat[2][200];
+    int pend = -1;
+    unsigned ci = 0;
     unsigned w0 = w->first * pl.wb;
     if (ov && w0 < pl.nw) {
         nx.w0 = w0;
@@ -745,8 +772,9 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
         PN(_issue_sort)(&nx); /* the first: after what the stream holds (caller) */
         rc = nx.rc;
     }
-    for (; w0 < pl.nw && !rc; w0 += wstep) {
+    for (; w0 < pl.nw && !rc; w0 += wstep, ci++) {
         unsigned nwc = pl.nw - w0 < pl.wb ? pl.nw - w0 : pl.wb;
+        unsigned set = rov ? (ci & 1) : 0;
         size_t pairs = (size_t)nwc * m, nb = (size_t)nwc * nbw;
         uint32_t *keys2, *vals2, *starts, *ends, *kcount, *off, *maxk;
         uint32_t *item_end, *item_bucket;
@@ -759,16 +787,22 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
         kcount = ends + nb;
         off = kcount + nb;
         maxk = off + nb;
-        partial = (XYZZ *)scratch[4];
+        partial = (XYZZ *)((char *)scratch[4] + set * w->p4);
         item_end = (uint32_t *)(partial + max_items);
         item_bucket = item_end + max_items;
-        segs = (XYZZ *)scratch[5];
-        msm_prof pf;
+        segs = (XYZZ *)((char *)scratch[5] + set * w->p5);
+        if (pl.affine) { /* no work items: the counts go with the sums */
+            kcount = item_end;
+            off = item_bucket;
+        }
+        msm_prof &pf = pfs[ci & 1];
         prof_init(&pf);
         prof_mark(&pf, st, "start");
         cudaError_t e = cudaSuccess;
         if (ov) {
             e = cudaStreamWaitEvent(st, nx.sorted, 0);
+            if (e == cudaSuccess && rov) /* the set's last reduction is done */
+                e = cudaStreamWaitEvent(st, red_ev[set], 0);
             if (e != cudaSuccess) {
                 rc = gpu_fail(e, "MSM sort stream");
                 break;
@@ -793,6 +827,19 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
             if (more && (rc = nx.rc))
                 break;
             prof_mark(&pf, st, "affine");
+            if (pend >= 0) { /* the chunk before: its reduction is enqueued */
+                prof_print(&pfs[pend], pwhat[pend]);
+                pend = -1;
+            }
+            if (rov) {
+                e = cudaEventRecord(acc_ev, st);
+                if (e == cudaSuccess)
+                    e = cudaStreamWaitEvent(rs, acc_ev, 0);
+                if (e != cudaSuccess) {
+                    rc = gpu_fail(e, "MSM reduction stream");
+                    break;
+                }
+            }
         } else {
             cudaMemsetAsync(maxk, 0, sizeof(uint32_t), st);
             k_msm_item_counts<<<(unsigned)((nb + 255) / 256), 256, 0, st>>>(starts, ends, nb, K,
@@ -831,34 +878,62 @@ static cuzk_err PN(_chunks)(PN(_worker) * w)
         unsigned rgrid = (unsigned)((nwc * nseg + 63) / 64);
         size_t ko = nseg; /* reduction outputs a window */
         if (pl.affine) {
-            PN(_k_bucket_suffix)<<<rgrid, 64, 0, st>>>(partial, kcount, nwc, nbw, L);
-            PN(_k_bucket_segsum)<<<rgrid, 64, 0, st>>>(partial, nwc, nbw, L, nseg + nrun, !nrun,
+            PN(_k_bucket_suffix)<<<rgrid, 64, 0, rs>>>(partial, kcount, nwc, nbw, L);
+            PN(_k_bucket_segsum)<<<rgrid, 64, 0, rs>>>(partial, nwc, nbw, L, nseg + nrun, !nrun,
                                                        segs);
             if (nrun) {
                 ko += nrun;
-                PN(_k_bucket_offsets)<<<(unsigned)((nwc * nrun + 63) / 64), 64, 0, st>>>(
+                PN(_k_bucket_offsets)<<<(unsigned)((nwc * nrun + 63) / 64), 64, 0, rs>>>(
                     partial, nwc, nbw, L, nseg / nrun, ko, segs);
             }
         } else {
             PN(_k_bucket_reduce)<<<rgrid, 64, 0, st>>>(partial, off, kcount, nwc, nbw, L, segs);
         }
-        prof_mark(&pf, st, "reduce");
-        if ((rc = PN(_reduce_groups)(st, segs, segs + nwc * ko, nwc, ko, &res)))
+        prof_mark(&pf, rs, "reduce");
+        if ((rc = PN(_reduce_groups)(rs, segs, segs + nwc * ko, nwc, ko, &res)))
             break;
-        prof_mark(&pf, st, "tree");
-        if (pf.on) {
-            char what[200];
-            snprintf(what, sizeof what,
-                     "m=%zu c=%u nw=%u chunk=%u+%u %s K=%u items=%zu maxk=%u levels=%u", m, pl.c,
-                     pl.nw, w0, nwc, pl.affine ? "affine" : "xyzz", K, nitems, max_count, levels);
-            prof_print(&pf, what);
+        prof_mark(&pf, rs, "tree");
+        if (pf.on)
+            snprintf(pwhat[ci & 1], sizeof pwhat[0],
+                     "m=%zu c=%u nw=%u chunk=%u+%u %s K=%u items=%zu maxk=%u levels=%u%s", m, pl.c,
+                     pl.nw, w0, nwc, pl.affine ? "affine" : "xyzz", K, nitems, max_count, levels,
+                     rov ? " reduce-beside" : "");
+        if (rov) {
+            e = cudaMemcpyAsync(w->dwins + w0, res, nwc * sizeof(XYZZ), cudaMemcpyDeviceToDevice,
+                                rs);
+            if (e == cudaSuccess)
+                e = cudaEventRecord(red_ev[set], rs);
+            if (e != cudaSuccess) {
+                rc = gpu_fail(e, "MSM windows");
+                break;
+            }
+            pend = pf.on ? (int)(ci & 1) : -1;
+            continue;
         }
+        prof_print(&pf, pwhat[ci & 1]);
         e = cudaMemcpyAsync(wins + w0, res, nwc * sizeof(XYZZ), cudaMemcpyDeviceToHost, st);
         if (e == cudaSuccess)
             e = cudaStreamSynchronize(st);
         if (e != cudaSuccess)
             rc = gpu_fail(e, "MSM windows");
     }
+    if (rov) { /* every chunk's reduction, then the window sums */
+        cudaError_t e = cudaStreamSynchronize(rs);
+        if (e != cudaSuccess && !rc)
+            rc = gpu_fail(e, "MSM reduction stream");
+        if (pend >= 0)
+            prof_print(&pfs[pend], pwhat[pend]);
+        if (!rc) {
+            e = cudaMemcpy(wins, w->dwins, pl.nw * sizeof(XYZZ), cudaMemcpyDeviceToHost);
+            if (e != cudaSuccess)
+                rc = gpu_fail(e, "MSM windows");
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        if (red_ev[k])
+            cudaEventDestroy(red_ev[k]);
+    if (acc_ev)
+        cudaEventDestroy(acc_ev);
     if (nx.read) { /* nothing of the sort stream may outlive the scratch */
         cudaError_t e = cudaStreamSynchronize(w->sst);
         if (e != cudaSuccess && !rc)
@@ -986,14 +1061,23 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
                                       g->stream);
         ba_layout BL;
         ba_layout_make(&BL, pmax, nbmax, sizeof(AFF), sizeof(fp_t), BA_OUTPUTS);
+        /* the bucket reductions beside the levels (PN(_worker));
+         * CUZK_GPU_MSM_REDUCE_BESIDE=0: between the chunks, on the levels'
+         * stream */
+        const char *rb = getenv("CUZK_GPU_MSM_REDUCE_BESIDE");
+        int red_ov = sort_ov && pl.affine && !(rb && !strcmp(rb, "0"));
         /* one block: digit pairs, sort scratch, bucket bounds, partial sums,
          * segments, batch-affine levels, the scans' scratch (apart from the
-         * sort's, which the next chunk's sort may be using) */
+         * sort's, which the next chunk's sort may be using); with the
+         * reductions beside, two sets of partial sums and segments and the
+         * window sums */
+        size_t p4 = ba_align(max_items * (sizeof(XYZZ) + 2 * sizeof(uint32_t))),
+               p5 = ba_align(2 * pl.wb * (nseg + nrun) * sizeof(XYZZ));
         size_t part[7] = {ba_align(4 * pmax * sizeof(uint32_t)),
                           ba_align(tmp_bytes),
                           ba_align((4 * nbmax + 1) * sizeof(uint32_t)),
-                          ba_align(max_items * (sizeof(XYZZ) + 2 * sizeof(uint32_t))),
-                          ba_align(2 * pl.wb * (nseg + nrun) * sizeof(XYZZ)),
+                          red_ov ? 2 * p4 : p4,
+                          red_ov ? 2 * p5 + ba_align(pl.nw * sizeof(XYZZ)) : p5,
                           pl.affine ? BL.bytes : 0,
                           ba_align(scan_bytes)};
         size_t total = 0, poff[7];
@@ -1033,6 +1117,10 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             w->ordinal = g->ordinal;
             for (int i = 0; i < 7; i++)
                 w->scratch[i + 1] = (char *)arena + k * total + poff[i];
+            w->red_ov = red_ov;
+            w->p4 = p4;
+            w->p5 = p5;
+            w->dwins = red_ov ? (XYZZ *)((char *)w->scratch[5] + 2 * p5) : NULL;
             w->wins = wins;
         }
         /* the second stream (a worker's or the sorts') starts after

@@ -314,8 +314,8 @@ static void test_msm_windows(void)
 /* Both accumulations (CUZK_GPU_MSM_ACC, and CUZK_GPU_MSM_ONES for the sum
  * of the entries with scalar 1) on the cases above and on random MSMs; the
  * batch-affine one also with windows in chunks (a 1 GiB scratch cap cuts
- * a 2^22 MSM into chunks of one window) and with the ones cut into pieces
- * of 2^12. */
+ * a 2^22 MSM into chunks of one window), their reductions beside the next
+ * chunk's levels or not, and with the ones cut into pieces of 2^12. */
 static void test_msm_accumulations(void)
 {
     const char *acc[] = {"affine", "xyzz", "affine"};
@@ -339,6 +339,11 @@ static void test_msm_accumulations(void)
     setenv("CUZK_GPU_MSM_SCRATCH_GIB", "1", 1);
     test_msm_g1((size_t)1 << 22, 0, 4);
     test_msm_g2((size_t)1 << 20, 0, 1);
+    /* each chunk's reduction after its levels on one stream, not beside
+     * the next chunk's (the default, two sets of bucket sums in turn) */
+    setenv("CUZK_GPU_MSM_REDUCE_BESIDE", "0", 1);
+    test_msm_g2((size_t)1 << 20, 0, 1);
+    unsetenv("CUZK_GPU_MSM_REDUCE_BESIDE");
     unsetenv("CUZK_GPU_MSM_SCRATCH_GIB");
     setenv("CUZK_GPU_MSM_ONES_PIECE", "12", 1);
     test_msm_exceptional(65543, 0);
@@ -357,8 +362,10 @@ static void test_msm_accumulations(void)
     test_msm_g1((size_t)1 << 22, 0, 0);
     unsetenv("CUZK_GPU_MSM_SCRATCH_GIB");
     unsetenv("CUZK_GPU_MSM_STREAMS");
-    printf("msm: batch-affine and XYZZ accumulation compared (repeated, opposite and infinite "
-           "points; windows in chunks; ones in pieces; one stream or two)\n");
+    printf(
+        "msm: batch-affine and XYZZ accumulation compared (repeated, opposite and infinite "
+        "points; windows in chunks, reduced beside the next or not; ones in pieces; one stream or "
+        "two)\n");
 }
 
 /* A whole proof on both backends with fixed r, s: identical bytes. */
