@@ -25,7 +25,10 @@
  *    accumulations gives each bucket its sum. With batch-affine
  *    accumulation the next chunk's digits and sort run on a second stream
  *    once the current chunk's first level has read its sorted entries, so
- *    the sort (memory-bound) overlaps the levels and reduction.
+ *    the sort (memory-bound) overlaps the levels and reduction; each
+ *    chunk's bucket reduction (latency-bound) then runs on that stream
+ *    too, beside the next chunk's levels, with two sets of bucket sums
+ *    used in turn (PN(_worker)).
  *    Batch-affine (from AFFINE_MIN entries, where it measured faster): in
  *    levels, each bucket's points are added in pairs in affine form
  *    (l = (yq - yp)/(xq - xp), 2M + 1S), so a bucket of k points has
