@@ -124,11 +124,11 @@ typedef struct {
 /* Where the batch-affine arrays of one window chunk lie in one allocation:
  * level outputs X (level 1, 3, ...) and Y (2, 4, ...) with their bucket
  * ids, the forward products of a level (pre), the product tree (tv, tp),
- * the pairs' first inputs and outputs (task, pout),
+ * the pairs' first inputs and outputs (pin, pout),
  * bucket offsets of two levels (sa, sb), counts (kn), odd-count flags and
  * their offsets (ko, so) and the largest bucket (mx). */
 typedef struct {
-    size_t x, y, pre, tv[BA_MAXT], tp[BA_MAXT], bidx, bidy, task, pout, sa, sb, kn, ko, so, mx,
+    size_t x, y, pre, tv[BA_MAXT], tp[BA_MAXT], bidx, bidy, pin, pout, sa, sb, kn, ko, so, mx,
         bytes;
     unsigned b, threads; /* outputs per thread, threads per block of a level's passes */
     int tail;            /* finish in XYZZ (BA_TAIL_*); CUZK_GPU_MSM_BA_TAIL=0: never */
@@ -167,7 +167,7 @@ static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, si
     o += ba_align(n1 * sizeof(uint32_t));
     L->bidy = o;
     o += ba_align(n2 * sizeof(uint32_t));
-    L->task = o;
+    L->pin = o;
     o += ba_align(n1 * sizeof(uint32_t));
     L->pout = o;
     o += ba_align(n1 * sizeof(uint32_t));
@@ -216,10 +216,11 @@ static void msm_windows(msm_plan *p, unsigned nw)
  * chunk in flight); the batch-affine accumulation from affine_min entries
  * (where it measured faster) when its arrays for at least one window fit;
  * CUZK_GPU_MSM_ACC=affine or xyzz forces one (affine still needs the
- * memory). */
+ * memory). beside: the bucket reductions would run beside the levels
+ * (their second set of bucket sums is counted). */
 static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes, size_t aff_bytes, size_t fe_bytes,
                        size_t free_b, size_t affine_min, unsigned workers, double bucket_cost,
-                       unsigned outputs)
+                       unsigned outputs, int beside)
 {
     double best = 0;
     unsigned best_nw = 64;
@@ -255,9 +256,10 @@ static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes, size_t aff_byte
     size_t xyzz = common + (m / 16) * (xyzz_bytes + 12);
     ba_layout L;
     ba_layout_make(&L, m, nbw, aff_bytes, fe_bytes, outputs);
-    /* batch-affine: a second set of bucket sums, so that one chunk's
-     * reduction runs beside the next chunk's levels */
-    size_t aff = common + L.bytes + nbw * (xyzz_bytes + 8);
+    /* batch-affine with the reductions beside the levels (beside): a second
+     * set of bucket sums, so that one chunk's reduction runs beside the next
+     * chunk's levels */
+    size_t aff = common + L.bytes + (beside ? nbw * (xyzz_bytes + 8) : 0);
     const char *acc = getenv("CUZK_GPU_MSM_ACC");
     int want = acc && !strcmp(acc, "affine") ? 1
                : acc && !strcmp(acc, "xyzz") ? 0
@@ -616,14 +618,16 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
  * window fewer, c = 22 instead of 20, lost 9.5 ms at 2^25 and gained 5.4
  * at 2^26 and 32 at 2^27; c = 14, 15, 18, 19 at 2^18, 2^19, 2^22, 2^23
  * gained 0.8-3 %), G2 8 (c = 18 lost 2 % at 2^22, c = 19 3 % at 2^23).
- * Outputs per thread of a level pass (BA_OUTPUTS), from sweeps of 1..16:
- * G1 8 (1: 720 against 621 ms at 2^27, 2: 646; 12 and 16 within 0.5 %);
+ * Outputs per thread of a level pass (BA_OUTPUTS), from sweeps of 1..32:
+ * G1 16 (1: 720 and 2: 646 against 621 ms for 8 at 2^27 while odd points
+ * still had lanes of their own; with the passes over pairs only, 16 took
+ * 602 against 608-611 for 8 and 615 for 4, and 32 was no faster);
  * G2 1, so its products chain only in the lean tree kernels and not in the
  * 250-register backward pass (2^22..2^26: 65.4 / 117.7 / 222.6 / 431.0 /
  * 794.8 against 71.0 / 130.2 / 247.6 / 465.3 / 872.5 ms with 8). */
 #define CRV g1
 #define BUCKET_COST 5.0
-#define BA_OUTPUTS 8u
+#define BA_OUTPUTS 16u
 #define AFFINE_MIN ((size_t)3 << 20)
 #define ONES_AFFINE_MIN ((size_t)1 << 25)
 #define BA_BOUNDS __launch_bounds__(128, 4)

@@ -471,7 +471,7 @@ static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_
     uint32_t *S = (uint32_t *)(mem + L->sa), *Sn = (uint32_t *)(mem + L->sb);
     uint32_t *kn = (uint32_t *)(mem + L->kn), *mx = (uint32_t *)(mem + L->mx);
     uint32_t *ko = (uint32_t *)(mem + L->ko), *So = (uint32_t *)(mem + L->so);
-    uint32_t *pin = (uint32_t *)(mem + L->task), *pout = (uint32_t *)(mem + L->pout);
+    uint32_t *pin = (uint32_t *)(mem + L->pin), *pout = (uint32_t *)(mem + L->pout);
     unsigned nbl = (unsigned)((nb + 1 + 255) / 256);
     uint32_t h[2];
     cudaMemsetAsync(mx, 0, sizeof(uint32_t), st);
@@ -1025,8 +1025,14 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             workers = 1;
             sort_ov = 0;
         }
+        /* the bucket reductions beside the levels (PN(_worker)) when the
+         * accumulation is batch-affine; CUZK_GPU_MSM_REDUCE_BESIDE=0: between
+         * the chunks, on the levels' stream */
+        const char *rb = getenv("CUZK_GPU_MSM_REDUCE_BESIDE");
+        int red_want = sort_ov && !(rb && !strcmp(rb, "0"));
         msm_choose(&pl, m, sizeof(XYZZ), sizeof(AFF), sizeof(fp_t),
-                   free_b + gpu_arena_idle_bytes(g), AFFINE_MIN, workers, BUCKET_COST, BA_OUTPUTS);
+                   free_b + gpu_arena_idle_bytes(g), AFFINE_MIN, workers, BUCKET_COST, BA_OUTPUTS,
+                   red_want);
         if (workers > 1 && pl.wb >= pl.nw) /* one chunk holds every window: two halves */
             pl.wb = (pl.nw + 1) / 2;
         size_t nbw = (size_t)1 << (pl.c - 1);
@@ -1061,11 +1067,7 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
                                       g->stream);
         ba_layout BL;
         ba_layout_make(&BL, pmax, nbmax, sizeof(AFF), sizeof(fp_t), BA_OUTPUTS);
-        /* the bucket reductions beside the levels (PN(_worker));
-         * CUZK_GPU_MSM_REDUCE_BESIDE=0: between the chunks, on the levels'
-         * stream */
-        const char *rb = getenv("CUZK_GPU_MSM_REDUCE_BESIDE");
-        int red_ov = sort_ov && pl.affine && !(rb && !strcmp(rb, "0"));
+        int red_ov = red_want && pl.affine;
         /* one block: digit pairs, sort scratch, bucket bounds, partial sums,
          * segments, batch-affine levels, the scans' scratch (apart from the
          * sort's, which the next chunk's sort may be using); with the
