@@ -42,7 +42,7 @@
  *    inversion chain and a pass over every bucket). The inversions of a
  *    level are shared (Montgomery's trick, in Fp for G2 too: see BA_NORM):
  *    a forward pass stores each
- *    thread's running product of its B denominators (G1 8; G2 1, whose
+ *    thread's running product of its B denominators (G1 16; G2 1, whose
  *    backward pass is too large in registers to chain well), a tree of products
  *    (fan-in G) over the threads' products ends in at most TOP elements
  *    inverted one per thread (Bernstein-Yang division steps, fp_inv_sgcd:
