@@ -55,7 +55,7 @@ expect 1 "partition 0: unsatisfied: cs: constraint" -- \
 expect 0 "challenge[0][1]=29" -- "$CUZK" seal c1 --dir "$T/sd" --seed "$SEED" --out "$T/sd-c1.json"
 cmp -s "$T/c1.json" "$T/sd-c1.json" && ok || bad "seal c1 and c1: different C1s"
 cp -r "$T/sd" "$T/sd-bad"
-printf '\x01' | dd of="$T/sd-bad/labels" bs=1 seek=100 conv=notrunc status=none
+flip_bit "$T/sd-bad/labels" 100
 expect 2 "the files do not hold together" -- \
     "$CUZK" seal c1 --dir "$T/sd-bad" --seed "$SEED" --out "$T/x.json"
 [ -e "$T/x.json" ] && bad "a C1 written from inconsistent files" || ok

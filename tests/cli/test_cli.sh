@@ -36,7 +36,7 @@ expect 0 "wrote" -- "$CUZK" prove --params "$T/c.params" --pce "$T/c.pce" --witn
 if cmp -s "$T/f1.proof" "$T/f2.proof"; then ok; else bad "fixed r,s proofs differ between 1 and 2 threads"; fi
 # A flipped bit in the proof: either not a point or an invalid proof.
 cp "$T/c.proof" "$T/flip.proof"
-printf '\x01' | dd of="$T/flip.proof" bs=1 seek=40 conv=notrunc status=none
+flip_bit "$T/flip.proof" 40
 out=$("$CUZK" verify --vk "$T/c.vk" --public "$T/c.public" --proof "$T/flip.proof" 2>&1); rc=$?
 if [ $rc -ne 0 ]; then ok; else bad "flipped proof accepted: $out"; fi
 # Truncated files.

@@ -73,7 +73,7 @@ cmp -s "$T/u/sealed" "$T/a/sealed" && bad "the new replica is the old one" || ok
 grep -q "\"comm_r_new\": \"$(key comm_r_new "$T/u.txt")\"" "$T/u/request.json" && ok ||
     bad "request.json: $(cat "$T/u/request.json")"
 cp -r "$T/a" "$T/a-bad"
-printf '\x01' | dd of="$T/a-bad/sealed" bs=1 seek=64 conv=notrunc status=none
+flip_bit "$T/a-bad/sealed" 64
 expect 2 "tree_r_last root is not comm_r_last" -- "$CUZK" seal update --dir "$T/a-bad" "$T/new.dat" --out "$T/x"
 expect 2 "not fr32-padded" -- "$CUZK" seal update --dir "$T/a" --padded "$T/ff" --out "$T/x"
 expect 2 "--dir DIR, DATA and --out DIR are required" -- "$CUZK" seal update --dir "$T/a" --out "$T/x"

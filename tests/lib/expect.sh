@@ -1,6 +1,7 @@
 # Shared by the shell tests (source it): pass/fail counters and
 #   ok; bad WHAT                        count a check
 #   expect CODE NEEDLE -- command...    exit status CODE and NEEDLE in stdout+stderr
+#   flip_bit FILE OFFSET                invert the low bit of one byte in place
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
@@ -14,4 +15,9 @@ expect() {
     if [ "$rc" -eq "$code" ] && grep -qF -- "$needle" <<<"$out"; then ok; else
         bad "$* -> rc=$rc (want $code), output: $out"
     fi
+}
+flip_bit() {
+    local b
+    b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+    printf "\\$(printf '%03o' $((b ^ 1)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
