@@ -2,6 +2,7 @@
 #   ok; bad WHAT                        count a check
 #   expect CODE NEEDLE -- command...    exit status CODE and NEEDLE in stdout+stderr
 #   flip_bit FILE OFFSET                invert the low bit of one byte in place
+#                                       (a check that fails when there is no such byte)
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
@@ -18,6 +19,10 @@ expect() {
 }
 flip_bit() {
     local b
-    b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+    b=$(od -An -tu1 -j "$2" -N1 "$1" 2>/dev/null | tr -d ' ')
+    if [ -z "$b" ]; then
+        bad "flip_bit: $1 has no byte at offset $2"
+        return 1
+    fi
     printf "\\$(printf '%03o' $((b ^ 1)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
