@@ -112,11 +112,12 @@ typedef struct {
 
 /* Batch-affine accumulation: outputs per thread of a level (the group's
  * BA_OUTPUTS, below; CUZK_GPU_MSM_BA_B=1..64 and CUZK_GPU_MSM_BA_THREADS=64
- * for tuning), fan-in of the product tree (G), the tree's top inverted one
- * element per thread (at most TOP elements), tree levels at most MAXT. */
+ * for tuning), fan-in of the product tree (G; CUZK_GPU_MSM_BA_G=2..64), the
+ * tree's top inverted one element per thread (at most TOP elements;
+ * CUZK_GPU_MSM_BA_TOP=64..2^20), tree levels at most MAXT. */
 #define BA_G 16u
 #define BA_TOP 2048u
-#define BA_MAXT 8
+#define BA_MAXT 24
 /* The last levels in XYZZ (see _acc_affine) from these. */
 #define BA_TAIL_K 256u
 #define BA_TAIL_N ((size_t)1 << 20)
@@ -131,6 +132,7 @@ typedef struct {
     size_t x, y, pre, tv[BA_MAXT], tp[BA_MAXT], bidx, bidy, pin, pout, sa, sb, kn, ko, so, mx,
         bytes;
     unsigned b, threads; /* outputs per thread, threads per block of a level's passes */
+    unsigned g, top;     /* the product tree's fan-in and top (BA_G, BA_TOP) */
     int tail;            /* finish in XYZZ (BA_TAIL_*); CUZK_GPU_MSM_BA_TAIL=0: never */
 } ba_layout;
 
@@ -145,6 +147,9 @@ static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, si
     const char *eb = getenv("CUZK_GPU_MSM_BA_B"), *et = getenv("CUZK_GPU_MSM_BA_THREADS");
     L->b = eb && atoi(eb) >= 1 && atoi(eb) <= 64 ? (unsigned)atoi(eb) : outputs;
     L->threads = et && atoi(et) == 64 ? 64u : 128u; /* BA_BOUNDS allows 128 */
+    const char *eg = getenv("CUZK_GPU_MSM_BA_G"), *eo = getenv("CUZK_GPU_MSM_BA_TOP");
+    L->g = eg && atoi(eg) >= 2 && atoi(eg) <= 64 ? (unsigned)atoi(eg) : BA_G;
+    L->top = eo && atoi(eo) >= 64 && atoi(eo) <= (1 << 20) ? (unsigned)atoi(eo) : BA_TOP;
     const char *tl = getenv("CUZK_GPU_MSM_BA_TAIL");
     L->tail = !(tl && !strcmp(tl, "0"));
     /* a level's outputs: at most half its inputs plus half a point per
@@ -161,7 +166,7 @@ static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, si
         o += ba_align(c * fe);
         L->tp[l] = o;
         o += ba_align(c * fe);
-        c = c > BA_TOP ? (c + BA_G - 1) / BA_G : 0;
+        c = c > L->top ? (c + L->g - 1) / L->g : 0;
     }
     L->bidx = o;
     o += ba_align(n1 * sizeof(uint32_t));
@@ -605,15 +610,20 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
  * faster than 256 threads capped at 128 registers; G2 (points twice as
  * large) keeps 128 threads without the prefetch. */
 /* Batch-affine from these sizes up (H200, CUZK_GPU_MSM_ACC=affine vs xyzz):
- * G1 tied at 2^21 and won from 2^22 (32 vs 35 ms; 712 vs 836 ms at 2^27),
- * G2 won from 2^19 (28 vs 29 ms; 573 vs 813 ms at 2^25). The ones' sum
- * in batch-affine levels from ONES_AFFINE_MIN (H200, 2^27 partition and
- * 2^27 MSMs with 84 % ones): G1 tied at 1.1e8 ones (48.4 vs 49.5 ms),
- * won at 4.8e7 (22.2 vs 24.7) and lost at 1.3e7 (11.4 vs 8.6); G2 tied at
- * 1.3e7 and won at 1.1e8 (544 vs 584 ms for the whole MSM). The level
- * passes of G1 capped at 128 registers (4 blocks of 128 threads per SM,
- * 130 registers uncapped) were 2 % faster (2^27: 696 vs 710 ms); 5 or 6
- * blocks (spills) and G2 capped at 2 or 3 blocks were not. The cost of a
+ * G1 tied at 2^21 and won from 2^22 (32 vs 35 ms; 712 vs 836 ms at 2^27), G2
+ * won from 2^19 (28 vs 29 ms; 573 vs 813 ms at 2^25). The ones' sum in
+ * batch-affine levels from ONES_AFFINE_MIN (H200, gpu-msm --ones 84 and the
+ * 2^27 partition, ms, affine vs XYZZ): G1 1.8e6 ones 3.9 vs 1.7, 7.0e6 4.5
+ * vs 4.2, 1.3e7 5.9 vs 7.5, 1.4e7 6.2 vs 7.4; G2 7.0e6 8.9 vs 14.8 (groups
+ * of 2^8), 1.3e7 14.7 vs 24.5 (groups of 2^10), 1.4e7 14.4 (2^8) and 15.6
+ * (2^10) vs 24.8. The groups (ONES_LOG_DEFAULT in msm_impl.cuh) of 2^8..2^12
+ * entries: G1 the same from 2^8 to 2^10 (1.4e7: 6.11 / 6.12 / 6.13), G2
+ * fastest at 2^8-2^9 (7.0e6: 8.9 / 10.1 / 12.9 / 18.2 / 18.3). The product
+ * tree's fan-in 4, 8, 16 and top 2^11, 2^14, 2^16: G1 and G2 MSMs within
+ * 0.5 % of one another from 2^23 up (the defaults stay). The level passes of G1
+ * capped at 128 registers (4 blocks of 128 threads per SM, 130 registers
+ * uncapped) were 2 % faster (2^27: 696 vs 710 ms); 5 or 6 blocks (spills)
+ * and G2 capped at 2 or 3 blocks were not. The cost of a
  * bucket against an entry (msm_choose), from window sweeps: G1 5 (one
  * window fewer, c = 22 instead of 20, lost 9.5 ms at 2^25 and gained 5.4
  * at 2^26 and 32 at 2^27; c = 14, 15, 18, 19 at 2^18, 2^19, 2^22, 2^23
@@ -629,7 +639,7 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #define BUCKET_COST 5.0
 #define BA_OUTPUTS 16u
 #define AFFINE_MIN ((size_t)3 << 20)
-#define ONES_AFFINE_MIN ((size_t)1 << 25)
+#define ONES_AFFINE_MIN ((size_t)1 << 23)
 #define BA_BOUNDS __launch_bounds__(128, 4)
 #define FD(x) fp##x
 #define FD_T fp_t
@@ -669,7 +679,7 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #define BUCKET_COST 8.0
 #define BA_OUTPUTS 1u
 #define AFFINE_MIN ((size_t)1 << 19)
-#define ONES_AFFINE_MIN ((size_t)1 << 24)
+#define ONES_AFFINE_MIN ((size_t)1 << 23)
 #define BA_BOUNDS __launch_bounds__(128)
 #define FD(x) fp2##x
 #define FD_T fp2_t

@@ -527,13 +527,13 @@ static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_
         unsigned grid0 = (unsigned)((cnt[0] + th - 1) / th);
         PN(_k_ba_fwd)<<<grid0, th, 0, st>>>(bases, vals2, pts, pin, np, cnt[0], B, pre, tv0);
         int top = 0;
-        while (cnt[top] > BA_TOP) {
+        while (cnt[top] > L->top) {
             if (top + 1 >= BA_MAXT)
                 return cuzk_fail(CUZK_EINVAL, "MSM batch-affine: %zu products exceed the tree",
                                  cnt[0]);
-            cnt[top + 1] = (cnt[top] + BA_G - 1) / BA_G;
+            cnt[top + 1] = (cnt[top] + L->g - 1) / L->g;
             k_ba_up<<<(unsigned)((cnt[top + 1] + 127) / 128), 128, 0, st>>>(
-                (fp_t *)(mem + L->tv[top]), cnt[top], cnt[top + 1], BA_G,
+                (fp_t *)(mem + L->tv[top]), cnt[top], cnt[top + 1], L->g,
                 (fp_t *)(mem + L->tp[top]), (fp_t *)(mem + L->tv[top + 1]));
             top++;
         }
@@ -541,7 +541,7 @@ static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_
                                                                   cnt[top]);
         for (int l = top; l-- > 0;)
             k_ba_down<<<(unsigned)((cnt[l + 1] + 127) / 128), 128, 0, st>>>(
-                (fp_t *)(mem + L->tv[l]), (fp_t *)(mem + L->tp[l]), cnt[l], cnt[l + 1], BA_G,
+                (fp_t *)(mem + L->tv[l]), (fp_t *)(mem + L->tp[l]), cnt[l], cnt[l + 1], L->g,
                 (fp_t *)(mem + L->tv[l + 1]));
         PN(_k_ba_bwd)<<<grid0, th, 0, st>>>(bases, vals2, pts, pin, pout, np, cnt[0], B, pre, tv0,
                                             out);
@@ -568,11 +568,11 @@ static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_
 }
 
 /* The ones' sum by the batch-affine levels: the list is cut into pieces
- * that fit the scratch, each piece into groups of 2^ONES_LOG entries that
- * play the buckets, and the groups' sums are added by a tree. Adds the
- * sum to *acc; *done = 0 when not even the smallest piece fits (the
- * caller then sums in XYZZ). */
-#define ONES_LOG 10
+ * that fit the scratch, each piece into groups of 2^ONES_LOG_DEFAULT entries
+ * (CUZK_GPU_MSM_ONES_GROUP=4..16 for tuning) that play the buckets, and the
+ * groups' sums are added by a tree. Adds the sum to *acc; *done = 0 when
+ * not even the smallest piece fits (the caller then sums in XYZZ). */
+#define ONES_LOG_DEFAULT 8u
 static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *ones_idx,
                                  size_t n_ones, H_PT *acc, int *done)
 {
@@ -580,16 +580,19 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
     *done = 0;
     cudaMemGetInfo(&free_b, &total_b);
     size_t avail = msm_scratch_avail(free_b + gpu_arena_idle_bytes(g));
+    const char *ge = getenv("CUZK_GPU_MSM_ONES_GROUP");
+    const unsigned lg =
+        ge && atoi(ge) >= 4 && atoi(ge) <= 16 ? (unsigned)atoi(ge) : ONES_LOG_DEFAULT;
     /* pieces of at most 2^26 entries, or CUZK_GPU_MSM_ONES_PIECE=log2 (tests,
      * tuning), and no larger than the list needs */
     const char *pe = getenv("CUZK_GPU_MSM_ONES_PIECE");
-    unsigned lp = pe && atoi(pe) >= ONES_LOG && atoi(pe) <= 26 ? (unsigned)atoi(pe) : 26;
+    unsigned lp = pe && atoi(pe) >= (int)lg && atoi(pe) <= 26 ? (unsigned)atoi(pe) : 26;
     size_t piece = (size_t)1 << lp, nbp = 0, cub_bytes = 0, part[4] = {0}, total = 0;
     while (piece / 2 >= n_ones)
         piece /= 2;
     ba_layout BL;
     for (;; piece /= 2) {
-        nbp = (piece + ((size_t)1 << ONES_LOG) - 1) >> ONES_LOG;
+        nbp = (piece + ((size_t)1 << lg) - 1) >> lg;
         cub_bytes = 0;
         cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, (uint32_t *)0, (uint32_t *)0, nbp + 1,
                                       g->stream);
@@ -602,7 +605,7 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
         total = part[0] + part[1] + part[2] + part[3];
         if (total <= avail)
             break;
-        if (piece <= ((size_t)1 << ONES_LOG))
+        if (piece <= ((size_t)1 << lg))
             return CUZK_OK;
     }
     void *arena = NULL;
@@ -617,10 +620,10 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
     cuzk_err rc = CUZK_OK;
     for (size_t o = 0; o < n_ones && !rc; o += piece) {
         size_t cnt = n_ones - o < piece ? n_ones - o : piece;
-        size_t nb = (cnt + ((size_t)1 << ONES_LOG) - 1) >> ONES_LOG;
+        size_t nb = (cnt + ((size_t)1 << lg) - 1) >> lg;
         unsigned levels = 0;
-        k_ones_groups<<<(unsigned)((cnt + 255) / 256), 256, 0, g->stream>>>(cnt, ONES_LOG, keys,
-                                                                            starts, ends);
+        k_ones_groups<<<(unsigned)((cnt + 255) / 256), 256, 0, g->stream>>>(cnt, lg, keys, starts,
+                                                                            ends);
         if ((rc = PN(_acc_affine)(g->stream, bases, keys, ones_idx + o, starts, ends, nb, &BL, lv,
                                   cub_tmp, cub_bytes, partial, off, kcount, &levels, NULL, NULL)))
             break;
@@ -636,7 +639,7 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
     *done = !rc;
     return rc;
 }
-#undef ONES_LOG
+#undef ONES_LOG_DEFAULT
 
 /* One worker of the window chunks: its stream, its share of the scratch
  * (parts 1..7 as laid out by _msm_device) and the chunks w0 = first wb,

@@ -351,6 +351,21 @@ static void test_msm_accumulations(void)
     test_msm_g1(300007, 1, 2);
     test_msm_g2(70001, 0, 0);
     unsetenv("CUZK_GPU_MSM_ONES_PIECE");
+    /* the levels' product tree deep (fan-in 2 up to a top of 64) and flat
+     * (fan-in 64, a top of 2^20: no tree), the ones in groups of 2^4 and
+     * 2^16 entries */
+    const char *tree[][3] = {{"2", "64", "4"}, {"64", "1048576", "16"}};
+    for (int t = 0; t < 2; t++) {
+        setenv("CUZK_GPU_MSM_BA_G", tree[t][0], 1);
+        setenv("CUZK_GPU_MSM_BA_TOP", tree[t][1], 1);
+        setenv("CUZK_GPU_MSM_ONES_GROUP", tree[t][2], 1);
+        test_msm_exceptional(65543, t);
+        test_msm_g1(300007, 1, t ? 0 : 2); /* all ones, then a third */
+        test_msm_g2(70001, t, 0);
+    }
+    unsetenv("CUZK_GPU_MSM_BA_G");
+    unsetenv("CUZK_GPU_MSM_BA_TOP");
+    unsetenv("CUZK_GPU_MSM_ONES_GROUP");
     unsetenv("CUZK_GPU_MSM_ONES");
     unsetenv("CUZK_GPU_MSM_ACC");
     /* the window chunks on two streams (one by default) */
@@ -364,8 +379,8 @@ static void test_msm_accumulations(void)
     unsetenv("CUZK_GPU_MSM_STREAMS");
     printf(
         "msm: batch-affine and XYZZ accumulation compared (repeated, opposite and infinite "
-        "points; windows in chunks, reduced beside the next or not; ones in pieces; one stream or "
-        "two)\n");
+        "points; windows in chunks, reduced beside the next or not; ones in pieces and groups of "
+        "2^4..2^16; product trees deep and flat; one stream or two)\n");
 }
 
 /* A whole proof on both backends with fixed r, s: identical bytes. */
