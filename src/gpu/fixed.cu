@@ -67,15 +67,6 @@ struct cuzk_gpu_fixed {
     uint64_t next_seq;
 };
 
-static unsigned env_uint(const char *name, unsigned dflt, unsigned lo, unsigned hi)
-{
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return dflt;
-    unsigned v = (unsigned)strtoul(s, NULL, 10);
-    return v >= lo && v <= hi ? v : dflt;
-}
-
 extern "C" void cuzk_gpu_fixed_free(cuzk_gpu_fixed *f)
 {
     if (!f)

@@ -4,6 +4,7 @@
 #define CUZK_GPU_INTERNAL_H
 
 #include <cuda_runtime.h>
+#include <stdlib.h>
 
 /* The host headers are C: give their declarations C linkage here. */
 extern "C" {
@@ -13,6 +14,17 @@ extern "C" {
 #include "cuzk/msm.h"
 #include "cuzk/pce.h"
 #include "cuzk/wpack.h"
+}
+
+/* A tuning setting from the environment: NAME as a decimal in [lo, hi],
+ * else dflt (unset, empty or out of range). */
+static inline unsigned env_uint(const char *name, unsigned dflt, unsigned lo, unsigned hi)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return dflt;
+    unsigned long v = strtoul(s, NULL, 10);
+    return v >= lo && v <= hi ? (unsigned)v : dflt;
 }
 
 /* One resident set of MSM bases (see msm.cu). A circuit has five (h, l,

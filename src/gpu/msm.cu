@@ -144,12 +144,10 @@ static size_t ba_align(size_t x)
 static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, size_t fe,
                            unsigned outputs)
 {
-    const char *eb = getenv("CUZK_GPU_MSM_BA_B"), *et = getenv("CUZK_GPU_MSM_BA_THREADS");
-    L->b = eb && atoi(eb) >= 1 && atoi(eb) <= 64 ? (unsigned)atoi(eb) : outputs;
-    L->threads = et && atoi(et) == 64 ? 64u : 128u; /* BA_BOUNDS allows 128 */
-    const char *eg = getenv("CUZK_GPU_MSM_BA_G"), *eo = getenv("CUZK_GPU_MSM_BA_TOP");
-    L->g = eg && atoi(eg) >= 2 && atoi(eg) <= 64 ? (unsigned)atoi(eg) : BA_G;
-    L->top = eo && atoi(eo) >= 64 && atoi(eo) <= (1 << 20) ? (unsigned)atoi(eo) : BA_TOP;
+    L->b = env_uint("CUZK_GPU_MSM_BA_B", outputs, 1, 64);
+    L->threads = env_uint("CUZK_GPU_MSM_BA_THREADS", 128, 64, 64); /* BA_BOUNDS allows 128 */
+    L->g = env_uint("CUZK_GPU_MSM_BA_G", BA_G, 2, 64);
+    L->top = env_uint("CUZK_GPU_MSM_BA_TOP", BA_TOP, 64, 1u << 20);
     const char *tl = getenv("CUZK_GPU_MSM_BA_TAIL");
     L->tail = !(tl && !strcmp(tl, "0"));
     /* a level's outputs: at most half its inputs plus half a point per

@@ -580,9 +580,7 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
     *done = 0;
     cudaMemGetInfo(&free_b, &total_b);
     size_t avail = msm_scratch_avail(free_b + gpu_arena_idle_bytes(g));
-    const char *ge = getenv("CUZK_GPU_MSM_ONES_GROUP");
-    const unsigned lg =
-        ge && atoi(ge) >= 4 && atoi(ge) <= 16 ? (unsigned)atoi(ge) : ONES_LOG_DEFAULT;
+    const unsigned lg = env_uint("CUZK_GPU_MSM_ONES_GROUP", ONES_LOG_DEFAULT, 4, 16);
     /* pieces of at most 2^26 entries, or CUZK_GPU_MSM_ONES_PIECE=log2 (tests,
      * tuning), and no larger than the list needs */
     const char *pe = getenv("CUZK_GPU_MSM_ONES_PIECE");
