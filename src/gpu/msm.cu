@@ -10,9 +10,10 @@
  *    exact).
  * 2. Ones: from ONES_AFFINE_MIN of them, by the batch-affine levels of 3.
  *    (the list cut into pieces that fit the scratch, each piece into
- *    groups of 2^10 that play the buckets, the groups' sums added by a
- *    tree); fewer, each thread sums 64 listed bases with mixed XYZZ
- *    additions, then a tree of XYZZ additions reduces the partial sums.
+ *    groups of 2^8 that play the buckets, their last 16 points a group
+ *    added in XYZZ, the groups' sums added by a tree); fewer, each thread
+ *    sums 16 listed bases with mixed XYZZ additions, then a tree of XYZZ
+ *    additions reduces the partial sums.
  * 3. Pippenger over the significant entries: signed digits (a c-bit
  *    window has d in [-2^(c-1), 2^(c-1)], a carry into the next), so a
  *    window has 2^(c-1) buckets and a negative digit adds the negated
@@ -133,7 +134,7 @@ typedef struct {
         bytes;
     unsigned b, threads; /* outputs per thread, threads per block of a level's passes */
     unsigned g, top;     /* the product tree's fan-in and top (BA_G, BA_TOP) */
-    int tail;            /* finish in XYZZ (BA_TAIL_*); CUZK_GPU_MSM_BA_TAIL=0: never */
+    unsigned tail_k;     /* finish in XYZZ from this bucket size (BA_TAIL_K; 0: never) */
 } ba_layout;
 
 static size_t ba_align(size_t x)
@@ -148,8 +149,8 @@ static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, si
     L->threads = env_uint("CUZK_GPU_MSM_BA_THREADS", 128, 64, 64); /* BA_BOUNDS allows 128 */
     L->g = env_uint("CUZK_GPU_MSM_BA_G", BA_G, 2, 64);
     L->top = env_uint("CUZK_GPU_MSM_BA_TOP", BA_TOP, 64, 1u << 20);
-    const char *tl = getenv("CUZK_GPU_MSM_BA_TAIL");
-    L->tail = !(tl && !strcmp(tl, "0"));
+    /* CUZK_GPU_MSM_BA_TAIL=0: no XYZZ tail (every level in batch-affine) */
+    L->tail_k = env_uint("CUZK_GPU_MSM_BA_TAIL", 1, 0, 1) ? BA_TAIL_K : 0;
     /* a level's outputs: at most half its inputs plus half a point per
      * bucket (odd counts), so level 1 <= pairs/2 + nb, level 2 <= pairs/4 + nb */
     size_t n1 = pairs / 2 + nb, n2 = pairs / 4 + nb, o = 0, c = (n1 + L->b - 1) / L->b;
@@ -614,7 +615,12 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
  * 2^27 partition, ms, affine vs XYZZ): G1 1.8e6 ones 3.9 vs 1.7, 7.0e6 4.5
  * vs 4.2, 1.3e7 5.9 vs 7.5, 1.4e7 6.2 vs 7.4; G2 7.0e6 8.9 vs 14.8 (groups
  * of 2^8), 1.3e7 14.7 vs 24.5 (groups of 2^10), 1.4e7 14.4 (2^8) and 15.6
- * (2^10) vs 24.8. The groups (ONES_LOG_DEFAULT in msm_impl.cuh) of 2^8..2^12
+ * (2^10) vs 24.8. With the groups' XYZZ tail from 16 points (was 256) and
+ * XYZZ chunks of 16 (was 64), ones alone (ms, affine vs XYZZ; 2026-12-04):
+ * G1 4.4e5 1.60 vs 0.81, 3.5e6 2.66 vs 2.25, 7.0e6 3.79 vs 3.88 (chunks of
+ * 64); G2 4.4e5 3.33 vs 2.96, 8.8e5 3.91 vs 3.80, 1.8e6 4.75 vs 5.37, 3.5e6
+ * 6.13 vs 8.07, so G2 is affine from 2^20 ones and G1 from 2^23. The groups
+ * (ONES_LOG_DEFAULT in msm_impl.cuh) of 2^8..2^12
  * entries: G1 the same from 2^8 to 2^10 (1.4e7: 6.11 / 6.12 / 6.13), G2
  * fastest at 2^8-2^9 (7.0e6: 8.9 / 10.1 / 12.9 / 18.2 / 18.3). The product
  * tree's fan-in 4, 8, 16 and top 2^11, 2^14, 2^16: G1 and G2 MSMs within
@@ -677,7 +683,7 @@ __global__ void k_msm_items(const uint32_t *starts, const uint32_t *ends, const 
 #define BUCKET_COST 8.0
 #define BA_OUTPUTS 1u
 #define AFFINE_MIN ((size_t)1 << 19)
-#define ONES_AFFINE_MIN ((size_t)1 << 23)
+#define ONES_AFFINE_MIN ((size_t)1 << 20)
 #define BA_BOUNDS __launch_bounds__(128)
 #define FD(x) fp2##x
 #define FD_T fp2_t

@@ -499,7 +499,7 @@ static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_
          * than buckets, the levels left would cost more in their fixed
          * part (an inversion chain, launches, a host round trip: ~0.5 ms
          * each) than the additions */
-        if (L->tail && maxk <= BA_TAIL_K && n <= nb + BA_TAIL_N)
+        if (maxk <= L->tail_k && n <= nb + BA_TAIL_N)
             break;
         k_ba_halve<<<nbl, 256, 0, st>>>(S, nb, kn, ko);
         e = cub::DeviceScan::ExclusiveSum(cub_tmp, cub_bytes, kn, Sn, nb + 1, st);
@@ -573,6 +573,7 @@ static cuzk_err PN(_acc_affine)(cudaStream_t st, const AFF *bases, const uint32_
  * groups' sums are added by a tree. Adds the sum to *acc; *done = 0 when
  * not even the smallest piece fits (the caller then sums in XYZZ). */
 #define ONES_LOG_DEFAULT 8u
+#define ONES_TAIL_DEFAULT 16u
 static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *ones_idx,
                                  size_t n_ones, H_PT *acc, int *done)
 {
@@ -583,8 +584,7 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
     const unsigned lg = env_uint("CUZK_GPU_MSM_ONES_GROUP", ONES_LOG_DEFAULT, 4, 16);
     /* pieces of at most 2^26 entries, or CUZK_GPU_MSM_ONES_PIECE=log2 (tests,
      * tuning), and no larger than the list needs */
-    const char *pe = getenv("CUZK_GPU_MSM_ONES_PIECE");
-    unsigned lp = pe && atoi(pe) >= (int)lg && atoi(pe) <= 26 ? (unsigned)atoi(pe) : 26;
+    unsigned lp = env_uint("CUZK_GPU_MSM_ONES_PIECE", 26, lg, 26);
     size_t piece = (size_t)1 << lp, nbp = 0, cub_bytes = 0, part[4] = {0}, total = 0;
     while (piece / 2 >= n_ones)
         piece /= 2;
@@ -595,6 +595,12 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
         cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, (uint32_t *)0, (uint32_t *)0, nbp + 1,
                                       g->stream);
         ba_layout_make(&BL, piece, nbp, sizeof(AFF), sizeof(fp_t), BA_OUTPUTS);
+        /* a few thousand groups run the XYZZ tail one thread each: from
+         * ONES_TAIL_DEFAULT points a group (CUZK_GPU_MSM_ONES_TAIL=1..256),
+         * not the windows' BA_TAIL_K, so that no thread adds hundreds of
+         * points in a row */
+        if (BL.tail_k)
+            BL.tail_k = env_uint("CUZK_GPU_MSM_ONES_TAIL", ONES_TAIL_DEFAULT, 1, 256);
         part[0] =
             ba_align((piece + 4 * nbp) * sizeof(uint32_t)); /* keys, starts, ends, off, kcount */
         part[1] = ba_align(2 * nbp * sizeof(XYZZ));         /* partial sums, tree scratch */
@@ -638,6 +644,7 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
     return rc;
 }
 #undef ONES_LOG_DEFAULT
+#undef ONES_TAIL_DEFAULT
 
 /* One worker of the window chunks: its stream, its share of the scratch
  * (parts 1..7 as laid out by _msm_device) and the chunks w0 = first wb,
@@ -984,7 +991,11 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
         if (aff && (rc = PN(_ones_affine)(g, bases, ones_idx, n_ones, &acc, &done)))
             goto done;
         if (!done) {
-            size_t chunk = 64, nt = (n_ones + chunk - 1) / chunk;
+            /* each thread sums 16 listed bases (CUZK_GPU_MSM_ONES_CHUNK=1..256
+             * sets it; H200, 4.4e5..3.5e6 ones: 16 within 0.1 ms of the best
+             * of 4..64 in G1 and G2, 64 up to 1.5 ms slower) */
+            size_t chunk = env_uint("CUZK_GPU_MSM_ONES_CHUNK", 16, 1, 256);
+            size_t nt = (n_ones + chunk - 1) / chunk;
             if ((rc = gpu_alloc(&scratch[0], 2 * nt * sizeof(XYZZ), "MSM ones partial sums")))
                 goto done;
             XYZZ *part = (XYZZ *)scratch[0], *res;

@@ -5,15 +5,17 @@
  * copied once, as is, and found again by its body checksum and size, so the
  * arrays sit at the same offsets from the copy's start as in the host image.
  * After it, a small table gives each coefficient id its kind (1, -1, 2 or
- * anything else), as the CPU SpMV does, so most non-zeros cost an addition.
+ * anything else), as the CPU SpMV does, so most non-zeros cost an addition;
+ * a 0/1 variable is read as its bit in the packed witness, not as a field
+ * element (it then adds its coefficient or nothing).
  *
  * The packed witness (wpack.h: bits for the 0/1 values, field elements for
  * the rest) goes up in one buffer and one kernel expands it, one thread per
  * element: a small element comes from its ones bit, any other from the
  * dense array at its word's offset plus a popcount.
  *
- * The SpMV runs one thread per row over all three matrices, in column order
- * as the CPU does (the field is exact: the same sums), and checks the row:
+ * The SpMV runs one thread per row over all three matrices, their terms
+ * interleaved (the field is exact: the CPU's sums), and checks the row:
  * where a*b != c it lowers a device counter to its index with atomicMin, so
  * the first failing row is named whatever the scheduling. The rows beyond
  * the constraints are zeroed, as H's transforms need. */
@@ -30,6 +32,8 @@ typedef struct {
     const fr_t *coeffs;
     const uint8_t *kind;
     const fr_t *w;
+    const uint64_t *small, *ones; /* the packed witness's 0/1 bitmaps */
+    int bits;                     /* read 0/1 variables from them (else all from w) */
     fr_t *out[3];
     uint64_t rows;
     unsigned long long *bad;
@@ -63,28 +67,57 @@ __global__ void k_wpack_expand(fr_t *w, const uint64_t *small, const uint64_t *o
     }
 }
 
-static __device__ __forceinline__ fr_t row_dot(const spmv_args &A, int m, uint64_t r)
+/* acc plus one term, coefficient id times variable c. A 0/1 variable (its
+ * bit in small) is read from the ones bitmap, 8 bytes shared by 64
+ * variables, rather than as a 32-byte element of w: a 0 adds nothing and a
+ * 1 adds the coefficient itself. */
+static __device__ __forceinline__ fr_t term_add(const spmv_args &A, fr_t acc, uint32_t c,
+                                                uint32_t id)
 {
-    fr_t acc = fr_zero();
-    const uint32_t *col = A.col[m], *coef = A.coef[m];
-    for (uint32_t k = A.row_ptr[m][r], e = A.row_ptr[m][r + 1]; k < e; k++) {
-        uint32_t id = coef[k];
-        fr_t x = A.w[col[k]];
-        switch (A.kind[id]) {
-        case K_ONE: acc = fr_add(acc, x); break;
-        case K_MINUS_ONE: acc = fr_sub(acc, x); break;
-        case K_TWO: acc = fr_add(acc, fr_dbl(x)); break;
-        default: acc = fr_add(acc, fr_mul(A.coeffs[id], x));
-        }
+    const uint32_t word = c >> 6, bit = c & 63;
+    const bool bin = A.bits && (A.small[word] >> bit & 1);
+    if (bin && !(A.ones[word] >> bit & 1))
+        return acc;
+    const fr_t x = bin ? fr_one() : A.w[c];
+    switch (A.kind[id]) {
+    case K_ONE: return fr_add(acc, x);
+    case K_MINUS_ONE: return fr_sub(acc, x);
+    case K_TWO: return fr_add(acc, fr_dbl(x));
+    default: return fr_add(acc, bin ? A.coeffs[id] : fr_mul(A.coeffs[id], x));
     }
-    return acc;
 }
 
+/* Row r of A, B and C with their terms interleaved (the k-th term of each
+ * in one step), so that a thread has three independent chains of loads in
+ * flight instead of one; the sums are the same (the field is exact). */
 __global__ void __launch_bounds__(256) k_spmv_check(spmv_args A)
 {
     for (uint64_t r = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; r < A.rows;
          r += (uint64_t)gridDim.x * blockDim.x) {
-        fr_t a = row_dot(A, 0, r), b = row_dot(A, 1, r), c = row_dot(A, 2, r);
+        uint32_t k[3], e[3];
+        fr_t acc[3];
+#pragma unroll
+        for (int m = 0; m < 3; m++) {
+            k[m] = A.row_ptr[m][r];
+            e[m] = A.row_ptr[m][r + 1];
+            acc[m] = fr_zero();
+        }
+        while (k[0] < e[0] || k[1] < e[1] || k[2] < e[2]) {
+            uint32_t c[3] = {0, 0, 0}, id[3] = {0, 0, 0};
+#pragma unroll
+            for (int m = 0; m < 3; m++)
+                if (k[m] < e[m]) {
+                    c[m] = A.col[m][k[m]];
+                    id[m] = A.coef[m][k[m]];
+                }
+#pragma unroll
+            for (int m = 0; m < 3; m++)
+                if (k[m] < e[m]) {
+                    acc[m] = term_add(A, acc[m], c[m], id[m]);
+                    k[m]++;
+                }
+        }
+        const fr_t a = acc[0], b = acc[1], c = acc[2];
         A.out[0][r] = a;
         A.out[1][r] = b;
         A.out[2][r] = c;
@@ -228,6 +261,9 @@ cuzk_err gpu_pce_abc(cuzk_gpu *g, const cuzk_pce *p, const cuzk_wpack *wp, void 
     A.coeffs = (const fr_t *)(d + ((const uint8_t *)p->coeffs - image));
     A.kind = d + ((image_bytes + 63) & ~(size_t)63);
     A.w = (const fr_t *)dw;
+    A.small = small;
+    A.ones = ones;
+    A.bits = env_uint("CUZK_GPU_SPMV_BITS", 1, 0, 1); /* 0: every variable from w, to compare */
     A.rows = p->n_constraints;
     A.bad = bad;
     size_t n = (size_t)1 << p->log_domain;

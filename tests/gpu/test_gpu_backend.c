@@ -366,6 +366,21 @@ static void test_msm_accumulations(void)
     unsetenv("CUZK_GPU_MSM_BA_G");
     unsetenv("CUZK_GPU_MSM_BA_TOP");
     unsetenv("CUZK_GPU_MSM_ONES_GROUP");
+    /* the ones' XYZZ tail from 1 point a group (levels to the end) and from
+     * 256 (one thread adds a whole group); then the ones in XYZZ with 1 and
+     * 256 listed bases a thread */
+    const char *ones_var[][2] = {{"CUZK_GPU_MSM_ONES_TAIL", "1"},
+                                 {"CUZK_GPU_MSM_ONES_TAIL", "256"},
+                                 {"CUZK_GPU_MSM_ONES_CHUNK", "1"},
+                                 {"CUZK_GPU_MSM_ONES_CHUNK", "256"}};
+    for (int v = 0; v < 4; v++) {
+        setenv("CUZK_GPU_MSM_ONES", v < 2 ? "affine" : "xyzz", 1);
+        setenv(ones_var[v][0], ones_var[v][1], 1);
+        test_msm_exceptional(65543, v & 1);
+        test_msm_g1(300007, 1, 2);
+        test_msm_g2(70001, v & 1, 0);
+        unsetenv(ones_var[v][0]);
+    }
     unsetenv("CUZK_GPU_MSM_ONES");
     unsetenv("CUZK_GPU_MSM_ACC");
     /* the window chunks on two streams (one by default) */
@@ -380,7 +395,8 @@ static void test_msm_accumulations(void)
     printf(
         "msm: batch-affine and XYZZ accumulation compared (repeated, opposite and infinite "
         "points; windows in chunks, reduced beside the next or not; ones in pieces and groups of "
-        "2^4..2^16; product trees deep and flat; one stream or two)\n");
+        "2^4..2^16, tails of 1 and 256, XYZZ chunks of 1 and 256; product trees deep and flat; "
+        "one stream or two)\n");
 }
 
 /* A whole proof on both backends with fixed r, s: identical bytes. */
@@ -433,10 +449,13 @@ static void test_prove(cuzk_backend *cpu, cuzk_backend *cuda, uint64_t n)
     size_t nv = pce->n_inputs + pce->n_aux;
     cuzk_wpack *wp = NULL;
     CHECK_OK(cuzk_wpack_build(w, nv, &wp));
-    for (int rep = 0; rep < 2 && wp; rep++) {
+    for (int rep = 0; rep < 3 && wp; rep++) {
         cuzk_proof pp4;
         cuzk_prove_timings t4;
+        if (rep == 2) /* every variable read as a field element, 0/1 ones too */
+            setenv("CUZK_GPU_SPMV_BITS", "0", 1);
         CHECK_OK(cuzk_groth16_prove_packed(cuda, &params, pce, w, wp, &r, &s, &pp4, &t4));
+        unsetenv("CUZK_GPU_SPMV_BITS");
         CHECK(!memcmp(&pp4, &p2, sizeof p2));
         CHECK(t4.spmv == 0 && t4.dev_h_kernel > 0 && t4.dev_msm_kernel > 0);
     }
@@ -456,6 +475,27 @@ static void test_prove(cuzk_backend *cpu, cuzk_backend *cuda, uint64_t n)
     /* and the handle goes on proving right afterwards */
     CHECK_OK(cuzk_groth16_prove_packed(cuda, &params, pce, w, wp, &r, &s, &pbad, NULL));
     CHECK(!memcmp(&pbad, &p2, sizeof p2));
+    /* ... and a 0/1 variable flipped, which the device reads as its bit */
+    cuzk_fr zero, one;
+    memset(&zero, 0, sizeof zero);
+    cuzk_fr_from_u64(&one, 1);
+    memcpy(bad, w, nv * sizeof *bad);
+    size_t flip = nv;
+    for (size_t j = nv / 3; j < nv && flip == nv; j++)
+        if (!memcmp(&w[j], &zero, sizeof zero) || !memcmp(&w[j], &one, sizeof one))
+            flip = j;
+    CHECK(flip < nv);
+    if (flip < nv) {
+        bad[flip] = memcmp(&w[flip], &zero, sizeof zero) ? zero : one;
+        cuzk_wpack_free(bad_wp);
+        bad_wp = NULL;
+        CHECK_OK(cuzk_wpack_build(bad, nv, &bad_wp));
+        CHECK_ERR(cuzk_groth16_prove(cpu, &params, pce, bad, &r, &s, &pbad, NULL), CUZK_EINVAL,
+                  "does not satisfy constraint");
+        snprintf(cpu_msg, sizeof cpu_msg, "%s", cuzk_errmsg());
+        CHECK_ERR(cuzk_groth16_prove_packed(cuda, &params, pce, bad, bad_wp, &r, &s, &pbad, NULL),
+                  CUZK_EINVAL, cpu_msg);
+    }
     free(bad);
     cuzk_wpack_free(bad_wp);
     /* Parameters kept on the device with their host copy released: the
