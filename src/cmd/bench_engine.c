@@ -7,7 +7,9 @@
  * submits `jobs` SYNTHETIC jobs of `partitions` partitions each at once.
  * Every proof is verified by the engine (verify_proofs). Reported: seconds
  * per proof (a proof = one job, all its partitions) over the whole run and
- * in the steady state (between the first and the last job's end), how busy
+ * in the steady state (between the first and the last job's end, with the
+ * number of intervals between completions and the shortest and longest of
+ * them, and the device time per proof there), how busy
  * the devices were (device time from events, and prove-worker time, over
  * wall time), the CPU/GPU split per partition, admissions refused for
  * memory, peak host RSS (over the run, and in the steady state from the
@@ -373,18 +375,31 @@ int bench_engine(int argc, char **argv)
         double nd = (double)(st.n_devices ? st.n_devices : 1);
         double steady = n_jobs > 1 ? (t_end[n_jobs - 1] - t_end[0]) / (n_jobs - 1) : wall;
         double steady_span = n_jobs > 1 ? t_end[n_jobs - 1] - t_end[0] : wall;
+        /* the intervals between consecutive completions behind the steady
+         * figure: how many, the shortest and the longest */
+        double iv_min = steady, iv_max = steady;
+        for (int i = 1; i < n_jobs; i++) {
+            double iv = t_end[i] - t_end[i - 1];
+            if (i == 1 || iv < iv_min)
+                iv_min = iv;
+            if (i == 1 || iv > iv_max)
+                iv_max = iv;
+        }
         printf("engine log=%u partitions=%d jobs=%d completed=%d devices=%zu wall_s=%.2f "
                "s_per_proof=%.2f steady_s_per_proof=%.2f gpu_busy=%.3f steady_gpu_busy=%.3f "
                "worker_busy=%.3f steady_worker_busy=%.3f synthesis_s_per_partition=%.2f "
                "prove_s_per_partition=%.2f admissions_refused=%llu peak_rss_gib=%.1f "
-               "steady_peak_rss_gib=%.1f peak_reserved_gib=%.1f srs_gib=%.1f\n",
+               "steady_peak_rss_gib=%.1f peak_reserved_gib=%.1f srs_gib=%.1f steady_intervals=%d "
+               "steady_interval_min_s=%.2f steady_interval_max_s=%.2f "
+               "steady_device_s_per_proof=%.2f\n",
                log_n, parts, n_jobs, completed, st.n_devices, wall, wall / n_jobs, steady,
                dev_s / (wall * nd), n_jobs > 1 ? (dev_s - dev_s_first) / (steady_span * nd) : 0,
                busy_s / (wall * nd), n_jobs > 1 ? (busy_s - busy_s_first) / (steady_span * nd) : 0,
                syn_ms / 1000.0 / (n_jobs * parts), prove_ms / 1000.0 / (n_jobs * parts),
                (unsigned long long)st.mem.refusals, gib((double)st.mem.peak_rss),
                gib((double)steady_rss), gib((double)st.mem.peak_reserved),
-               gib((double)st.srs_bytes));
+               gib((double)st.srs_bytes), n_jobs - 1, iv_min, iv_max,
+               n_jobs > 1 ? (dev_s - dev_s_first) / (n_jobs - 1) : dev_s);
         cuzk_jobs_status_free(&st);
         if (completed != n_jobs)
             rc = 1;

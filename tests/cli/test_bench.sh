@@ -52,6 +52,20 @@ else bad "engine summary: $out"; fi
 if [ "$(grep -c '^job [0-2] status=1 ' <<<"$out")" -eq 3 ]; then ok; else bad "3 job lines: $out"; fi
 parts=$(grep '^device ' <<<"$out" | awk -F'partitions=' '{split($2, a, " "); s += a[1]} END {print s}')
 if [ "$parts" = 9 ]; then ok; else bad "9 partitions proved over the devices: $out"; fi
+# The steady figure is the mean of 2 intervals between completions, which lie
+# between the shortest and the longest; those match the job lines' end_s.
+summary=$(grep '^engine ' <<<"$out")
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$summary"; }
+ends=$(grep '^job ' <<<"$out" | sed 's/.* end_s=\([^ ]*\).*/\1/' | tr '\n' ' ')
+if [ "$(field steady_intervals)" = 2 ] &&
+    awk -v lo="$(field steady_interval_min_s)" -v hi="$(field steady_interval_max_s)" \
+        -v st="$(field steady_s_per_proof)" -v e="$ends" 'BEGIN {
+        split(e, t, " "); a = t[2] - t[1]; b = t[3] - t[2]
+        mn = a < b ? a : b; mx = a < b ? b : a
+        exit !(lo <= st + 0.011 && st <= hi + 0.011 && lo - mn < 0.02 && mn - lo < 0.02 &&
+               mx - hi < 0.02 && hi - mx < 0.02) }' &&
+    [ -n "$(field steady_device_s_per_proof)" ]; then ok
+else bad "steady intervals: $summary / ends $ends"; fi
 expect 2 "--partitions 1..64" -- "$BENCH" engine --log 10 --partitions 0
 expect 2 "--budget 12XB: expected auto, bytes" -- "$BENCH" engine --log 10 --budget 12XB
 expect 2 "--devices N,M" -- "$BENCH" engine --log 10 --devices 0,x
