@@ -992,8 +992,8 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
             goto done;
         if (!done) {
             /* each thread sums 16 listed bases (CUZK_GPU_MSM_ONES_CHUNK=1..256
-             * sets it; H200, 4.4e5..3.5e6 ones: 16 within 0.1 ms of the best
-             * of 4..64 in G1 and G2, 64 up to 1.5 ms slower) */
+             * sets it; H200, 4.4e5..3.5e6 ones: 16 within 0.2 ms of the best
+             * of 4..64 wherever XYZZ is used, 64 up to 1.7 ms slower) */
             size_t chunk = env_uint("CUZK_GPU_MSM_ONES_CHUNK", 16, 1, 256);
             size_t nt = (n_ones + chunk - 1) / chunk;
             if ((rc = gpu_alloc(&scratch[0], 2 * nt * sizeof(XYZZ), "MSM ones partial sums")))
