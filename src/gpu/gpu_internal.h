@@ -71,7 +71,7 @@ struct cuzk_gpu {
     cuzk_gpu_times last;
     /* NTT tables for size 2^ntt_log (0: none yet), built by ntt.cu. */
     unsigned ntt_log, pow_bits;
-    void *tw;             /* 2^ntt_log Fr: tw[h + j] = omega_2h^j */
+    void *tw;             /* 2^ntt_log twiddles (ntt.cu's ntt_tw), then 2^ntt_log Fr of scratch */
     void *pow_g, *pow_gi; /* powers of g and 1/g: lo table then hi table */
     /* Pinned staging buffers for host<->device copies (device.cu), made
      * on first use; NULL when pinned memory was refused. */

@@ -197,8 +197,7 @@ static void ba_layout_make(ba_layout *L, size_t pairs, size_t nb, size_t aff, si
 static size_t msm_scratch_avail(size_t free_b)
 {
     size_t avail = (size_t)((double)free_b * 0.8);
-    const char *cap_env = getenv("CUZK_GPU_MSM_SCRATCH_GIB");
-    size_t cap = (size_t)(cap_env && atoi(cap_env) > 0 ? atoi(cap_env) : 40) << 30;
+    size_t cap = (size_t)env_uint("CUZK_GPU_MSM_SCRATCH_GIB", 40, 1, 1u << 20) << 30;
     return avail < cap ? avail : cap;
 }
 
@@ -241,9 +240,9 @@ static void msm_choose(msm_plan *p, size_t m, size_t xyzz_bytes, size_t aff_byte
     }
     /* CUZK_GPU_MSM_WINDOW=c (4..22) sets the windows to ceil(256 / c), for
      * tuning. */
-    const char *env = getenv("CUZK_GPU_MSM_WINDOW");
-    if (env && atoi(env) >= 4 && atoi(env) <= 22)
-        best_nw = (256 + (unsigned)atoi(env) - 1) / (unsigned)atoi(env);
+    unsigned cw = env_uint("CUZK_GPU_MSM_WINDOW", 0, 4, 22);
+    if (cw)
+        best_nw = (256 + cw - 1) / cw;
     msm_windows(p, best_nw);
     /* CUZK_GPU_MSM_WINDOWS=uniform: every window c bits (the top one then
      * short), for comparison */
@@ -536,8 +535,7 @@ typedef struct {
 
 static void prof_init(msm_prof *p)
 {
-    const char *e = getenv("CUZK_GPU_MSM_PROFILE");
-    p->on = e && *e == '1';
+    p->on = env_uint("CUZK_GPU_MSM_PROFILE", 0, 0, 1);
     p->n = 0;
 }
 

@@ -585,6 +585,11 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
     /* pieces of at most 2^26 entries, or CUZK_GPU_MSM_ONES_PIECE=log2 (tests,
      * tuning), and no larger than the list needs */
     unsigned lp = env_uint("CUZK_GPU_MSM_ONES_PIECE", 26, lg, 26);
+    /* a few thousand groups run the XYZZ tail one thread each: from
+     * ONES_TAIL_DEFAULT points a group (CUZK_GPU_MSM_ONES_TAIL=1..256), not
+     * the windows' BA_TAIL_K, so that no thread adds hundreds of points in a
+     * row */
+    const unsigned tail_k = env_uint("CUZK_GPU_MSM_ONES_TAIL", ONES_TAIL_DEFAULT, 1, 256);
     size_t piece = (size_t)1 << lp, nbp = 0, cub_bytes = 0, part[4] = {0}, total = 0;
     while (piece / 2 >= n_ones)
         piece /= 2;
@@ -595,12 +600,8 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
         cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, (uint32_t *)0, (uint32_t *)0, nbp + 1,
                                       g->stream);
         ba_layout_make(&BL, piece, nbp, sizeof(AFF), sizeof(fp_t), BA_OUTPUTS);
-        /* a few thousand groups run the XYZZ tail one thread each: from
-         * ONES_TAIL_DEFAULT points a group (CUZK_GPU_MSM_ONES_TAIL=1..256),
-         * not the windows' BA_TAIL_K, so that no thread adds hundreds of
-         * points in a row */
         if (BL.tail_k)
-            BL.tail_k = env_uint("CUZK_GPU_MSM_ONES_TAIL", ONES_TAIL_DEFAULT, 1, 256);
+            BL.tail_k = tail_k;
         part[0] =
             ba_align((piece + 4 * nbp) * sizeof(uint32_t)); /* keys, starts, ends, off, kcount */
         part[1] = ba_align(2 * nbp * sizeof(XYZZ));         /* partial sums, tree scratch */
@@ -1025,13 +1026,11 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
          * One by default: on the H200 two were 3-5 % faster for G1 MSMs of
          * 2^24-2^25 points, 1-2 % slower at 2^22 and 2^27, and even in the
          * 2^27 partition (1.888 vs 1.887 s). */
-        const char *se = getenv("CUZK_GPU_MSM_STREAMS");
-        unsigned workers = se && atoi(se) == 2 ? 2 : 1;
+        unsigned workers = env_uint("CUZK_GPU_MSM_STREAMS", 1, 1, 2);
         /* One worker sorts each chunk on the second stream while the chunk
          * before is added up (PN(_worker)); CUZK_GPU_MSM_SORT_OVERLAP=0 sorts
          * on the worker's stream, between the chunks. */
-        const char *oe = getenv("CUZK_GPU_MSM_SORT_OVERLAP");
-        int sort_ov = workers == 1 && !(oe && !strcmp(oe, "0"));
+        int sort_ov = workers == 1 && env_uint("CUZK_GPU_MSM_SORT_OVERLAP", 1, 0, 1);
         cudaStream_t st2 = workers > 1 || sort_ov ? gpu_msm_stream(g) : NULL;
         if (!st2) {
             workers = 1;
@@ -1040,8 +1039,7 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
         /* the bucket reductions beside the levels (PN(_worker)) when the
          * accumulation is batch-affine; CUZK_GPU_MSM_REDUCE_BESIDE=0: between
          * the chunks, on the levels' stream */
-        const char *rb = getenv("CUZK_GPU_MSM_REDUCE_BESIDE");
-        int red_want = sort_ov && !(rb && !strcmp(rb, "0"));
+        int red_want = sort_ov && env_uint("CUZK_GPU_MSM_REDUCE_BESIDE", 1, 0, 1);
         msm_choose(&pl, m, sizeof(XYZZ), sizeof(AFF), sizeof(fp_t),
                    free_b + gpu_arena_idle_bytes(g), AFFINE_MIN, workers, BUCKET_COST, BA_OUTPUTS,
                    red_want);
@@ -1059,8 +1057,9 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
         /* the reduction: segments of L buckets; after the batch-affine
          * levels their offsets in runs of L2 segments (nrun a window) */
         size_t L = nbw < 32 ? nbw : 32, nseg = nbw / L, L2 = nseg < 16 ? nseg : 16;
-        const char *re = getenv("CUZK_GPU_MSM_RUNS"); /* 0: offsets by double-and-add */
-        size_t nrun = pl.affine && nseg > 1 && !(re && !strcmp(re, "0")) ? nseg / L2 : 0;
+        /* CUZK_GPU_MSM_RUNS=0: offsets by double-and-add */
+        size_t nrun =
+            pl.affine && nseg > 1 && env_uint("CUZK_GPU_MSM_RUNS", 1, 0, 1) ? nseg / L2 : 0;
         /* Entries per accumulation thread (XYZZ): 8..256, keeping >= 2^18
          * threads (several waves on the device) when there is work. */
         unsigned lK = 3;

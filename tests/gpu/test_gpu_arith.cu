@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gpu/curve.cuh"
+#include "gpu/fr_shoup.cuh"
 
 static int failures;
 
@@ -86,6 +87,26 @@ __global__ void k_fr(const fr_t *a, const fr_t *b, fr_t *out, int n)
     out[NOPS * i + OP_NEG] = fr_neg(x);
     out[NOPS * i + OP_DBL] = fr_dbl(x);
     out[NOPS * i + OP_EXTRA] = fr_from_mont(x);
+}
+
+__global__ void k_fr_shoup(const fr_t *a, const fr_t *b, fr_t *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fr_t x = a[i], w, wq, x2 = x;
+    fr_shoup_prep(b[i], &w, &wq);
+    out[4 * i] = w;
+    out[4 * i + 1] = wq;
+    out[4 * i + 2] = fr_mul_shoup(x, w, wq);
+    /* x + p, below 2p: the largest inputs fr_mul_shoup takes */
+    uint32_t c = 0;
+    for (int k = 0; k < 8; k++) {
+        uint64_t s = (uint64_t)x.l[k] + CUZK_FR_P[k] + c;
+        x2.l[k] = (uint32_t)s;
+        c = (uint32_t)(s >> 32);
+    }
+    out[4 * i + 3] = fr_mul_shoup(x2, w, wq);
 }
 
 __global__ void k_fp2(const fp2_t *a, const fp2_t *b, fp2_t *out, int n)
@@ -259,11 +280,10 @@ static void test_fp(void)
     free(out);
 }
 
-static void test_fr(void)
+/* Fr pairs: every pair of edge values, then heavy pairs, then random ones. */
+static void fr_cases(blst_fr *a, blst_fr *b)
 {
-    blst_fr *a = (blst_fr *)malloc(NF * sizeof(blst_fr)),
-            *b = (blst_fr *)malloc(NF * sizeof(blst_fr));
-    blst_fr *out = (blst_fr *)malloc(NOPS * NF * sizeof(blst_fr)), e[NEDGE];
+    blst_fr e[NEDGE];
     fr_edges(e);
     for (int i = 0; i < NF; i++) {
         if (i < NEDGE * NEDGE) {
@@ -277,6 +297,14 @@ static void test_fr(void)
             fr_random(&b[i]);
         }
     }
+}
+
+static void test_fr(void)
+{
+    blst_fr *a = (blst_fr *)malloc(NF * sizeof(blst_fr)),
+            *b = (blst_fr *)malloc(NF * sizeof(blst_fr));
+    blst_fr *out = (blst_fr *)malloc(NOPS * NF * sizeof(blst_fr));
+    fr_cases(a, b);
     run_field_kernel(FIELD_FR, a, b, out, sizeof(fr_t));
     for (int i = 0; i < NF; i++) {
         blst_fr r;
@@ -297,6 +325,64 @@ static void test_fr(void)
         check(!memcmp(canon, &out[NOPS * i + OP_EXTRA], sizeof canon), "fr from_mont", i);
     }
     printf("fr: %d cases x %d ops checked\n", NF, NOPS);
+    free(a);
+    free(b);
+    free(out);
+}
+
+/* Products by a factor known ahead (fr_mul_shoup, the NTT's twiddles): the
+ * factor's pair from its Montgomery form must satisfy wq p + W = w 2^256
+ * exactly (w its canonical value, checked against blst), and the products
+ * of x and of x + p must be blst's x W, on the same edge, heavy and random
+ * pairs as test_fr. */
+static void test_fr_shoup(void)
+{
+    blst_fr *a = (blst_fr *)malloc(NF * sizeof(blst_fr)),
+            *b = (blst_fr *)malloc(NF * sizeof(blst_fr));
+    blst_fr *out = (blst_fr *)malloc(4 * NF * sizeof(blst_fr));
+    fr_cases(a, b);
+    void *da, *db, *dout;
+    CK(cudaMalloc(&da, NF * sizeof(fr_t)));
+    CK(cudaMalloc(&db, NF * sizeof(fr_t)));
+    CK(cudaMalloc(&dout, 4 * NF * sizeof(fr_t)));
+    CK(cudaMemcpy(da, a, NF * sizeof(fr_t), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(db, b, NF * sizeof(fr_t), cudaMemcpyHostToDevice));
+    k_fr_shoup<<<NF / 128, 128>>>((const fr_t *)da, (const fr_t *)db, (fr_t *)dout, NF);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(out, dout, 4 * NF * sizeof(fr_t), cudaMemcpyDeviceToHost));
+    cudaFree(da);
+    cudaFree(db);
+    cudaFree(dout);
+    for (int i = 0; i < NF; i++) {
+        uint64_t w[4], wq[4], W[4], t[8] = {0};
+        blst_uint64_from_fr(w, &b[i]);
+        check(!memcmp(w, &out[4 * i], sizeof w), "fr shoup: canonical factor", i);
+        memcpy(wq, &out[4 * i + 1], sizeof wq);
+        memcpy(W, &b[i], sizeof W);
+        /* t = wq p + W, schoolbook over 64-bit limbs */
+        for (int r = 0; r < 4; r++) {
+            unsigned __int128 c = 0;
+            for (int k = 0; k < 4; k++) {
+                c += (unsigned __int128)wq[r] * FR_P[k] + t[r + k];
+                t[r + k] = (uint64_t)c;
+                c >>= 64;
+            }
+            t[r + 4] = (uint64_t)c;
+        }
+        unsigned __int128 c = 0;
+        for (int k = 0; k < 8; k++) {
+            c += (unsigned __int128)t[k] + (k < 4 ? W[k] : 0);
+            t[k] = (uint64_t)c;
+            c >>= 64;
+        }
+        check(!c && !(t[0] | t[1] | t[2] | t[3]) && !memcmp(&t[4], w, sizeof w),
+              "fr shoup: wq p + W = w 2^256", i);
+        blst_fr r;
+        blst_fr_mul(&r, &a[i], &b[i]);
+        check(!memcmp(&r, &out[4 * i + 2], sizeof r), "fr shoup: x w", i);
+        check(!memcmp(&r, &out[4 * i + 3], sizeof r), "fr shoup: (x + p) w", i);
+    }
+    printf("fr shoup: %d cases checked\n", NF);
     free(a);
     free(b);
     free(out);
@@ -564,6 +650,7 @@ int main(void)
     }
     test_fp();
     test_fr();
+    test_fr_shoup();
     test_fp2();
     test_g1();
     test_g2();
