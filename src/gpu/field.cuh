@@ -29,6 +29,8 @@
     asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c))
 #define PTX_MADHIC(d, a, b, c)                                                                     \
     asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c))
+#define PTX_MADLOC(d, a, b, c)                                                                     \
+    asm volatile("madc.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c))
 
 static __device__ __constant__ uint32_t CUZK_FP_P[12] = {
     0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe, 0xf6b0f624, 0x6730d2a0,

@@ -1,12 +1,9 @@
 /* Fr products by a factor known ahead (Shoup's method), for the NTT's
- * twiddles. Kept apart from field.cuh: only the NTT and its tests use it. */
+ * twiddles; apart from field.cuh, as only the NTT and its tests use it. */
 #ifndef CUZK_GPU_FR_SHOUP_CUH
 #define CUZK_GPU_FR_SHOUP_CUH
 
 #include "field.cuh"
-
-#define PTX_MADLOC(d, a, b, c)                                                                     \
-    asm volatile("madc.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c))
 
 /* 2^256 - p and -p^-1 mod 2^256, for fr_mul_shoup and its factors. */
 static __device__ __constant__ uint32_t CUZK_FR_PNEG[8] = {
@@ -14,8 +11,7 @@ static __device__ __constant__ uint32_t CUZK_FR_PNEG[8] = {
 static __device__ __constant__ uint32_t CUZK_FR_NINV[8] = {
     0xffffffff, 0xfffffffe, 0xfffe5bfd, 0x53ba5bff, 0x0004ec06, 0x181b2c17, 0xd7bf2839, 0x3d443ab0};
 
-/* ---- Fr products by a factor known ahead (Shoup's method) --------------
- * For a factor used many times (the NTT's twiddles), keep its canonical
+/* For a factor used many times (the NTT's twiddles), keep its canonical
  * value w (not its Montgomery form) and wq = floor(w 2^256 / p). Then
  * x w mod p for any x < 2p needs no Montgomery reduction: q = floor(x wq /
  * 2^256) is floor(x w / p) or one less, so r = x w - q p is in [0, 2p),
