@@ -122,8 +122,8 @@ typedef struct {
 
 /* The assignment of n elements for a witness synthesis: offer's buffer
  * when offered (offer and offer->buf non-NULL) and large enough, else a new
- * allocation (2 MiB-aligned, huge pages advised: written once by every
- * thread); NULL when out of memory. Give it back with
+ * allocation (cuzk_alloc_huge: it is written once by every thread); NULL
+ * when out of memory. Give it back with
  * cuzk_witness_buffer_drop on failure; on success the caller owns what it
  * returned either way (free() for a new one). */
 cuzk_fr *cuzk_witness_buffer(const cuzk_wbuf *offer, size_t n);

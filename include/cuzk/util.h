@@ -37,6 +37,14 @@ uint64_t cuzk_checksum64(const void *data, size_t n);
 /* Peak resident set size of this process in bytes (VmHWM), 0 if unknown. */
 size_t cuzk_peak_rss(void);
 
+/* Memory for a large array about to be written whole (decoded parameter
+ * points, a witness): from 2 MiB up it is 2 MiB aligned and the kernel is
+ * asked to back it with huge pages, so that writing it first takes one page
+ * fault per 2 MiB instead of one per 4 KiB (where transparent huge pages are
+ * off or "madvise", those faults, not the decoding, set how fast a
+ * parameter file loads). Freed with free(); NULL when out of memory. */
+void *cuzk_alloc_huge(size_t bytes);
+
 /* Read a whole file into a malloc'd buffer (caller frees). A NUL follows
  * its size bytes, so a text file can be used as a string. */
 cuzk_err cuzk_read_file(const char *path, uint8_t **data, size_t *size);

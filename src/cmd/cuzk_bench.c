@@ -17,6 +17,10 @@
  *                     [--budget auto|NGiB] [--device-only] [--lookahead]
  *                                                    sustained throughput of the engine
  *                                                    on synthetic jobs (bench_engine.c)
+ *   cuzk-bench params-load --file F [--make-points N] [--reps R] [--cold]
+ *                                                    how fast a parameter file decodes
+ *                                                    (the parse the SRS manager runs);
+ *                                                    --make-points first writes F
  *   cuzk-bench synth-witness --log K [--public N] [--seed S] [--reps R] [--compare]
  *                                                    the 2^K synthetic circuit's witness
  *                                                    alone; --compare also builds the
@@ -45,9 +49,12 @@
 #include "cuzk/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/bench.h"
 
@@ -252,6 +259,106 @@ static cuzk_err uint_arg(int argc, char **argv, const char *name, uint64_t def, 
  * constraint system. Witness bytes are its array; the RSS figures are the
  * process's high-water mark after each phase (the witness is freed before
  * the build, so the second one is the build's own peak). */
+/* A parameter file for params-load: n - 1 h points, n in l, a and b_g1,
+ * n / 4 in b_g2 (at least 1), every one a multiple of its generator (valid
+ * uncompressed points, not a setup: only decoding is measured). */
+static cuzk_err params_load_make(const char *path, size_t n)
+{
+    enum { K = 4096 }; /* distinct points, written over and over */
+    blst_p1_affine *g1 = malloc(K * sizeof *g1);
+    blst_p2_affine *g2 = malloc(K * sizeof *g2);
+    cuzk_err e = CUZK_OK;
+    if (!g1 || !g2) {
+        e = cuzk_fail(CUZK_ENOMEM, "params-load: out of memory");
+        goto out;
+    }
+    blst_p1 p = *blst_p1_generator();
+    blst_p2 q = *blst_p2_generator();
+    for (size_t i = 0; i < K; i++) {
+        blst_p1_to_affine(&g1[i], &p);
+        blst_p2_to_affine(&g2[i], &q);
+        blst_p1_add_or_double(&p, &p, blst_p1_generator());
+        blst_p2_add_or_double(&q, &q, blst_p2_generator());
+    }
+    cuzk_vk vk;
+    memset(&vk, 0, sizeof vk);
+    vk.alpha_g1 = vk.beta_g1 = vk.delta_g1 = g1[0];
+    vk.beta_g2 = vk.gamma_g2 = vk.delta_g2 = g2[0];
+    cuzk_params_writer w;
+    if ((e = cuzk_params_writer_open(&w, path, &vk)))
+        goto out;
+    const size_t count[6] = {1, n - 1, n, n, n, n / 4 ? n / 4 : 1}; /* ic .. b_g2 */
+    for (int s = 0; s < 6 && !e; s++) {
+        e = cuzk_params_writer_begin(&w, count[s]);
+        for (size_t done = 0; !e && done < count[s];) {
+            size_t m = count[s] - done < K ? count[s] - done : K;
+            e = s == 5 ? cuzk_params_writer_g2(&w, g2, m) : cuzk_params_writer_g1(&w, g1, m);
+            done += m;
+        }
+    }
+    if (e)
+        cuzk_params_writer_abort(&w);
+    else
+        e = cuzk_params_writer_close(&w);
+out:
+    free(g1);
+    free(g2);
+    return e;
+}
+
+static int bench_params_load(int argc, char **argv)
+{
+    const char *path = arg(argc, argv, "--file", NULL);
+    uint64_t reps, make;
+    cuzk_err e;
+    if ((e = uint_arg(argc, argv, "--reps", 3, 1, MAX_REPS, &reps)) ||
+        (e = uint_arg(argc, argv, "--make-points", 0, 2, (uint64_t)1 << 30, &make)))
+        return die("params-load", e);
+    if (!path)
+        return die("params-load", cuzk_fail(CUZK_EINVAL, "--file F is required"));
+    int cold = flag(argc, argv, "--cold");
+    if (make) {
+        double t = cuzk_now();
+        if ((e = params_load_make(path, (size_t)make)))
+            return die("params-load: --make-points", e);
+        printf("params-make file=%s points=%llu make_s=%.2f\n", path, (unsigned long long)make,
+               cuzk_now() - t);
+        fflush(stdout);
+    }
+    struct stat st;
+    if (stat(path, &st))
+        return die("params-load", cuzk_fail(CUZK_EIO, "%s: %s", path, strerror(errno)));
+    size_t bytes = (size_t)st.st_size;
+    double ts[MAX_REPS];
+    for (int r = 0; r < (int)reps; r++) {
+        if (cold) { /* clean pages only: the file was written and synced earlier */
+            int fd = open(path, O_RDONLY);
+            if (fd < 0 || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)) {
+                if (fd >= 0)
+                    close(fd);
+                return die("params-load",
+                           cuzk_fail(CUZK_EIO, "%s: cannot drop its cached pages", path));
+            }
+            close(fd);
+        }
+        cuzk_params p;
+        double t = cuzk_now();
+        if ((e = cuzk_params_read(path, &p, 0)))
+            return die("params-load", e);
+        ts[r] = cuzk_now() - t;
+        printf("params-load file=%s bytes=%zu rep=%d cold=%d load_s=%.3f rate_gb_s=%.3f\n", path,
+               bytes, r, cold, ts[r], (double)bytes / ts[r] / 1e9);
+        fflush(stdout);
+        cuzk_params_free(&p);
+    }
+    double t = median(ts, (int)reps);
+    printf("params-load file=%s bytes=%zu reps=%d cold=%d threads=%u median_load_s=%.3f "
+           "median_rate_gb_s=%.3f peak_rss_mib=%.1f\n",
+           path, bytes, (int)reps, cold, cuzk_threads_count(), t, (double)bytes / t / 1e9,
+           cuzk_peak_rss() / 1048576.0);
+    return 0;
+}
+
 static int bench_synth_witness(int argc, char **argv)
 {
     uint64_t log_n, n_public, seed, reps;
@@ -441,6 +548,8 @@ static const struct {
      "                [--setup-backend B] [--synthesis-workers W] [--budget auto|NGiB]\n"
      "                [--witness-only] [--host-spmv]",
      0},
+    {"params-load", "how fast a parameter file decodes (--make-points: write one first)",
+     "params-load --file F [--make-points N] [--reps R] [--cold]", 0},
     {"synth-witness", "the synthetic circuit's witness alone (--compare: against the build)",
      "synth-witness --log K [--public N] [--seed S] [--reps R] [--compare]", 0},
     {"gpu-fpmul", "Fp products per second of each way to multiply on a GPU (same results checked)",
@@ -561,6 +670,8 @@ int main(int argc, char **argv)
         return bench_snap(argc - 2, argv + 2);
     if (!strcmp(argv[1], "synth-witness"))
         return bench_synth_witness(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "params-load"))
+        return bench_params_load(argc - 2, argv + 2);
     fprintf(stderr, "cuzk-bench: unknown benchmark \"%s\"\n", argv[1]);
     list_commands(stderr);
     return 2;

@@ -35,6 +35,18 @@ void cuzk_deadline_in_ms(uint64_t ms, struct timespec *ts)
         ts->tv_sec++, ts->tv_nsec -= 1000000000L;
 }
 
+void *cuzk_alloc_huge(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (bytes < huge) /* a smaller block would waste most of a huge page */
+        return malloc(bytes ? bytes : 1);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, bytes))
+        return NULL;
+    madvise(p, bytes, MADV_HUGEPAGE); /* advice: without huge pages it changes nothing */
+    return p;
+}
+
 cuzk_err cuzk_random_bytes(void *buf, size_t n)
 {
     uint8_t *p = buf;

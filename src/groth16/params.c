@@ -190,7 +190,7 @@ static cuzk_err read_section(cursor *c, const char *section, const group_desc *g
         *n_out = 0;
         return CUZK_OK;
     }
-    uint8_t *dst = malloc(n * g->aff_bytes);
+    uint8_t *dst = cuzk_alloc_huge(n * g->aff_bytes);
     if (!dst)
         return cuzk_fail(CUZK_ENOMEM, "%s: %s: cannot allocate %zu points", c->name, section, n);
     decode_job j = {.g = g, .src = c->data + c->off, .dst = dst, .checks = checks};
@@ -568,7 +568,7 @@ cuzk_err cuzk_params_writer_begin(cuzk_params_writer *w, size_t count)
         size_t *cnt,
             each = w->section + 1 == SEC_B_G2 ? sizeof(blst_p2_affine) : sizeof(blst_p1_affine);
         void **arr = mem_section(w->mem, w->section + 1, &cnt);
-        if (!(*arr = malloc(count ? count * each : 1)))
+        if (!(*arr = cuzk_alloc_huge(count * each)))
             return cuzk_fail(CUZK_ENOMEM, "%s: cannot allocate section %s (%zu points)", w->path,
                              next, count);
         *cnt = count;

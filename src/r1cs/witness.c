@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define CHUNK_ELEMS ((size_t)1 << 16) /* 2 MiB of output per write */
@@ -196,12 +195,7 @@ cuzk_fr *cuzk_witness_buffer(const cuzk_wbuf *offer, size_t n)
 {
     if (offer && offer->buf && offer->cap >= n)
         return offer->buf;
-    void *buf = NULL;
-    size_t bytes = (n ? n : 1) * sizeof(cuzk_fr);
-    if (posix_memalign(&buf, (size_t)2 << 20, bytes))
-        return NULL;
-    madvise(buf, bytes, MADV_HUGEPAGE);
-    return buf;
+    return cuzk_alloc_huge((n ? n : 1) * sizeof(cuzk_fr));
 }
 
 void cuzk_witness_buffer_drop(const cuzk_wbuf *offer, cuzk_fr *w)

@@ -3,7 +3,8 @@
 # proof it makes is verified (it exits non-zero otherwise), and bad options
 # give a clear error. synth-witness at 2^10: the witness alone and the built
 # circuit's assignment agree (it exits non-zero otherwise). The GPU
-# benchmarks' option errors, which come before any GPU is needed.
+# benchmarks' option errors, which come before any GPU is needed. params-load on
+# a small file it writes itself.
 set -u
 BENCH=$1
 . "$(dirname "$0")/../lib/expect.sh"
@@ -78,6 +79,33 @@ expect 2 "gpu-h: --log 29: expected 1..28" -- "$BENCH" gpu-h --log 29
 expect 2 "gpu-msm: --log-hi 20: expected 22..30" -- "$BENCH" gpu-msm --log-lo 22 --log-hi 20
 expect 2 "gpu-msm: --log-lo 9: expected 10..30" -- "$BENCH" gpu-msm --log-lo 9
 expect 2 "gpu-msm: --ones 150: expected 0..100" -- "$BENCH" gpu-msm --ones 150
+
+# params-load: a parameter file written by --make-points (64 points: 63 in
+# h, 64 in l, a and b_g1, 16 in b_g2) is parsed back as the SRS manager
+# parses one, a line per repetition and the median; its size from the
+# format (VK block 3 * 96 + 3 * 192, six u32 counts, 1 + 63 + 3 * 64 G1
+# points of 96 bytes, 16 G2 points of 192) is 28536 bytes. A truncated copy
+# fails with the parser's message, and bad options are refused.
+tmp=$(mktemp -d)
+out=$("$BENCH" params-load --file "$tmp/p.params" --make-points 64 --reps 2 --cold 2>&1)
+rc=$?
+if [ $rc -eq 0 ]; then ok; else bad "params-load --make-points 64 -> rc=$rc: $out"; fi
+if [ "$(grep -c "^params-load file=$tmp/p.params bytes=28536 rep=[01] cold=1 load_s=" \
+    <<<"$out")" -eq 2 ]; then ok; else bad "params-load rep lines: $out"; fi
+if grep -q "^params-load file=$tmp/p.params bytes=28536 reps=2 cold=1 threads=[0-9]* \
+median_load_s=[0-9.]* median_rate_gb_s=[0-9.]*" <<<"$out"; then ok
+else bad "params-load summary: $out"; fi
+if [ "$(stat -c %s "$tmp/p.params")" = 28536 ]; then ok; else bad "params-load file size"; fi
+head -c 28000 "$tmp/p.params" >"$tmp/t.params"
+expect 2 "b_g2 count 16 needs 3072 bytes at offset 25464 but only 2536 remain" -- \
+    "$BENCH" params-load --file "$tmp/t.params"
+expect 2 "params-load: --file F is required" -- "$BENCH" params-load --reps 1
+expect 2 "--make-points 1: expected 2..1073741824" -- \
+    "$BENCH" params-load --file "$tmp/p.params" --make-points 1
+expect 2 "--reps 0: expected 1..64" -- "$BENCH" params-load --file "$tmp/p.params" --reps 0
+expect 2 "cannot create $tmp/nodir/p.params" -- \
+    "$BENCH" params-load --file "$tmp/nodir/p.params" --make-points 64
+rm -rf "$tmp"
 
 echo "test_bench: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
