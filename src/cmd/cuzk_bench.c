@@ -255,10 +255,6 @@ static cuzk_err uint_arg(int argc, char **argv, const char *name, uint64_t def, 
     return CUZK_OK;
 }
 
-/* The witness of the 2^K synthetic circuit with and (--compare) without the
- * constraint system. Witness bytes are its array; the RSS figures are the
- * process's high-water mark after each phase (the witness is freed before
- * the build, so the second one is the build's own peak). */
 /* A parameter file for params-load: n - 1 h points, n in l, a and b_g1,
  * n / 4 in b_g2 (at least 1), every one a multiple of its generator (valid
  * uncompressed points, not a setup: only decoding is measured). */
@@ -359,6 +355,10 @@ static int bench_params_load(int argc, char **argv)
     return 0;
 }
 
+/* The witness of the 2^K synthetic circuit with and (--compare) without the
+ * constraint system. Witness bytes are its array; the RSS figures are the
+ * process's high-water mark after each phase (the witness is freed before
+ * the build, so the second one is the build's own peak). */
 static int bench_synth_witness(int argc, char **argv)
 {
     uint64_t log_n, n_public, seed, reps;
