@@ -26,8 +26,10 @@
  * Kinds: GENERIC_R1CS (a circuit id resolved by the SRS manager; one witness
  * image per partition in the request), SYNTHETIC (a built-in synthetic
  * circuit; its parameter files are generated into the parameter folder on
- * first use) and the four Filecoin kinds, which are accepted and fail with
- * "circuit not available yet" until their circuits exist.
+ * first use) and the four Filecoin kinds (PoRep C2, SnapDeals, WinningPoSt,
+ * WindowPoSt), resolved through the registry of src/filecoin; a registered
+ * proof it lists without a circuit (synthetic and non-interactive PoRep) is
+ * refused with the reason.
  *
  * Faults: a partition whose synthesis or proof fails fails its job (the
  * message names the partition); the job's other partitions stop at their

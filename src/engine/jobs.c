@@ -439,6 +439,12 @@ static cuzk_err check_request(const cuzk_jobs *j, const cuzk_job_request *r)
         const cuzk_fc_proof *fp;
         if (cuzk_fc_resolve(CUZK_FC_SEAL, r->registered_proof, r->sector_size, &fp))
             return cuzk_fail_ctx(CUZK_EINVAL, "%s: ", cuzk_kind_name(r->kind));
+        if (!fp->supported) /* a permanent refusal, not one to retry */
+            return cuzk_fail(CUZK_EINVAL,
+                             "%s: registered_proof %llu (%s) is %s, which this daemon does not "
+                             "prove (interactive PoRep only: registered proofs 0-9)",
+                             cuzk_kind_name(r->kind), (unsigned long long)r->registered_proof,
+                             fp->name, fp->feature);
         if (r->n_vanilla != 1)
             return cuzk_fail(CUZK_EINVAL,
                              "%s: the C1 output comes as one vanilla_proof (Curio's envelope); "

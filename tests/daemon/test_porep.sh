@@ -65,6 +65,12 @@ expect 1 "C1 output of sector 7" -- "$BENCH" single --addr "$ADDR" --kind porep 
 expect 2 "is for 2KiB sectors, the request says sector_size 34359738368" -- "$BENCH" single \
     --addr "$ADDR" --kind porep --registered-proof 5 --sector-size 34359738368 \
     --vanilla "$T/env.json" --sector-number 7 --miner-id 1000
+expect 2 "registered_proof 10 (StackedDrg2KiBV1_1_Feat_SyntheticPoRep) is synthetic-porep, which this daemon does not prove" -- \
+    "$BENCH" single --addr "$ADDR" --kind porep --registered-proof 10 --vanilla "$T/env.json" \
+    --sector-number 7 --miner-id 1000
+expect 2 "registered_proof 18 (StackedDrg32GiBV1_2_Feat_NiPoRep) is non-interactive-porep" -- \
+    "$BENCH" single --addr "$ADDR" --kind porep --registered-proof 18 --vanilla "$T/env.json" \
+    --sector-number 7 --miner-id 1000
 expect 2 "the C1 output comes as one vanilla_proof" -- "$BENCH" single --addr "$ADDR" \
     --kind porep --registered-proof 5 --sector-number 7 --miner-id 1000
 expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind porep --registered-proof 5 \
