@@ -252,8 +252,11 @@ void cuzk_jobs_free(cuzk_jobs *j);
 /* Queue a job. Errors concern the call itself: EINVAL for an unknown kind,
  * a bad circuit id, missing or superfluous inputs, too many partitions;
  * ENOMEM when the queue is full (jobs or bytes of inputs waiting); EUNSUPPORTED while draining. A
- * request_id already known returns that job (*existing = 1) when the payload digest is the same,
- * and fails with EINVAL naming the id and that job when it differs. Everything about the content
+ * request_id already known (its newest job) returns that job (*existing = 1) when the payload
+ * digest is the same and the job is queued, running or completed; a different payload fails with
+ * EINVAL naming the id and that job while it is queued or running. Once that job has failed or
+ * been cancelled, or has completed for another payload, the submission is a new job under the
+ * same id (a retry, or the same sector proved again with new data). Everything about the content
  * (witness bytes, files, Filecoin kinds) fails the job instead. */
 cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *req, char job_id[CUZK_JOB_ID_MAX],
                           uint32_t *queue_position, int *existing);

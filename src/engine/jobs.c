@@ -647,24 +647,39 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
     }
 
     pthread_mutex_lock(&j->lock);
+    /* A request_id already known (its newest job: the list runs newest
+     * first) is a retry while that job runs or once it has completed: the
+     * same payload gets that job, another payload is refused while the job
+     * runs. Once it has ended without a proof (failed, cancelled), or has
+     * completed for another payload, the id is free again and this request
+     * is a new job: a client that derives its ids from what it proves (a
+     * sector number) retries a failed proof, or proves that sector again
+     * with new data, without ever being answered with another request's
+     * proof. */
+    job *prev = NULL;
     if (jb->request_id[0])
-        for (job *o = j->all; o; o = o->next_all)
-            if (!strcmp(o->request_id, jb->request_id)) {
-                cuzk_err rc = CUZK_OK;
-                if (memcmp(o->digest, jb->digest, sizeof jb->digest)) {
-                    rc = cuzk_fail(CUZK_EINVAL,
-                                   "request_id \"%s\" names another request already (job %s, "
-                                   "kind %s): a request_id may be reused only for the same "
-                                   "request; use a new one",
-                                   jb->request_id, o->id, cuzk_kind_name(o->kind));
-                } else {
-                    snprintf(job_id, CUZK_JOB_ID_MAX, "%s", o->id);
-                    *existing = 1;
-                }
-                pthread_mutex_unlock(&j->lock);
-                job_free(jb);
-                return rc;
+        for (job *o = j->all; o && !prev; o = o->next_all)
+            if (!strcmp(o->request_id, jb->request_id))
+                prev = o;
+    if (prev) {
+        int same = !memcmp(prev->digest, jb->digest, sizeof jb->digest);
+        int live = prev->state != ST_DONE;
+        if (live || (same && prev->res.status == CUZK_JOB_COMPLETED)) {
+            cuzk_err rc = CUZK_OK;
+            if (!same)
+                rc = cuzk_fail(CUZK_EINVAL,
+                               "request_id \"%s\" names another request still in progress (job "
+                               "%s, kind %s): reuse it once that job has ended, or use a new one",
+                               jb->request_id, prev->id, cuzk_kind_name(prev->kind));
+            else {
+                snprintf(job_id, CUZK_JOB_ID_MAX, "%s", prev->id);
+                *existing = 1;
             }
+            pthread_mutex_unlock(&j->lock);
+            job_free(jb);
+            return rc;
+        }
+    }
     cuzk_err rc = CUZK_OK;
     if (j->draining)
         rc = cuzk_fail(CUZK_EUNSUPPORTED, "the daemon is shutting down; not accepting jobs");
@@ -701,11 +716,17 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
     j->all = jb;
     snprintf(job_id, CUZK_JOB_ID_MAX, "%s", jb->id);
     *queue_position = ahead;
+    char reuse[CUZK_JOB_ID_MAX + 64] = "";
+    if (prev) /* the id's earlier job ended: say which, and how */
+        snprintf(reuse, sizeof reuse, " request_id_reused_from=%s previous_status=%s", prev->id,
+                 prev->res.status == CUZK_JOB_COMPLETED ? "completed"
+                 : prev->res.status == CUZK_JOB_FAILED  ? "failed"
+                                                        : "cancelled");
     CUZK_INFO("job=%s event=submitted kind=%s priority=%s circuit=%s partitions=%u "
-              "queue_position=%u request_id=%s",
+              "queue_position=%u request_id=%s%s",
               jb->id, cuzk_kind_name(jb->kind), cuzk_priority_name(jb->prio + 1),
               jb->circuit_id[0] ? jb->circuit_id : "-", jb->partitions, ahead,
-              jb->request_id[0] ? jb->request_id : "-");
+              jb->request_id[0] ? jb->request_id : "-", reuse);
     pthread_cond_broadcast(&j->changed);
     pthread_mutex_unlock(&j->lock);
     return CUZK_OK;

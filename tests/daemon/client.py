@@ -140,7 +140,8 @@ check(pr.result.status == Status.COMPLETED, "r1cs Prove COMPLETED: %s" % pr.resu
 check(len(pr.result.proof) == 384, "r1cs proof of 2 partitions")
 write_proof("py_r1cs", pr.result)
 
-# Idempotency: the same request_id returns the same job.
+# Idempotency: the same request_id returns the same job while it runs and
+# once it has completed.
 a = submit(proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_seed=7,
            synthetic_public_inputs=3, request_id="rq-1")
 b = submit(proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_seed=7,
@@ -150,26 +151,44 @@ check(await_job(a).status == Status.COMPLETED, "idempotent job completes")
 c = submit(proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_seed=7,
            synthetic_public_inputs=3, request_id="rq-1", priority=pb.HIGH)
 check(a == c, "request_id idempotent across a priority change (a retry)")
-# A request_id names one request: another payload under the same id is refused
-# with the id and the first job named, never answered with the first job.
-expect_error(eng.SubmitProof, pb.SubmitProofRequest(
-    proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_seed=8,
-    synthetic_public_inputs=3, request_id="rq-1"), grpc.StatusCode.INVALID_ARGUMENT,
-    'request_id "rq-1" names another request already (job %s' % a, "reused request_id, other seed")
+# Another payload under the id of a completed job is a new job (a client
+# whose ids name sectors proves a sector again with new data), answered with
+# its own proof, never the first job's.
+d = submit(proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_seed=8,
+           synthetic_public_inputs=3, request_id="rq-1")
+check(d != a, "a completed job's request_id with another payload: a new job")
+r = await_job(d)
+check(r.status == Status.COMPLETED and r.circuit_id == "synthetic-n512-p3-s8",
+      "the new job proves its own request: %s %s" % (r.status, r.circuit_id))
+check(submit(proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_seed=8,
+             synthetic_public_inputs=3, request_id="rq-1") == d, "the id now names the new job")
+# While the id's job is queued or running, another payload under it is
+# refused with the id and that job named; the payload's digest covers every
+# field but request_id and priority. `live` first makes the parameters of
+# its new circuit (a second or more here), and the requests below follow
+# at once.
+LIVE = dict(proof_kind=pb.SYNTHETIC, synthetic_constraints=16384, synthetic_seed=9,
+            synthetic_public_inputs=3, synthetic_partitions=2)
+live = submit(request_id="rq-3", **LIVE)
+for what, kw in (("seed", dict(LIVE, synthetic_seed=10)),
+                 ("sector", dict(LIVE, sector_number=5)),
+                 ("kind and vanilla proof", dict(proof_kind=pb.POREP_SEAL_COMMIT,
+                                                 vanilla_proof=b"first", sector_number=5))):
+    expect_error(eng.SubmitProof, pb.SubmitProofRequest(request_id="rq-3", **kw),
+                 grpc.StatusCode.INVALID_ARGUMENT,
+                 'request_id "rq-3" names another request still in progress (job %s' % live,
+                 "reused request_id of a running job, other " + what)
+check(submit(request_id="rq-3", priority=pb.LOW, **LIVE) == live,
+      "request_id idempotent while its job runs")
+check(await_job(live).status == Status.COMPLETED, "the rq-3 job completes")
+# A failed job frees its id: the same request again is a retry, a new job.
 v1 = submit(proof_kind=pb.POREP_SEAL_COMMIT, vanilla_proof=b"first", sector_number=5,
             request_id="rq-2")
-check(v1 == submit(proof_kind=pb.POREP_SEAL_COMMIT, vanilla_proof=b"first", sector_number=5,
-                   request_id="rq-2"), "request_id idempotent for a vanilla proof")
-for what, kw in (("vanilla proof", dict(vanilla_proof=b"other", sector_number=5)),
-                 ("sector", dict(vanilla_proof=b"first", sector_number=6)),
-                 ("kind", dict(proof_kind=pb.SNAP_DEALS_UPDATE, vanilla_proofs=[b"first"],
-                               sector_number=5, comm_r_old=bytes(32), comm_d_new=bytes(32),
-                               comm_r_new=bytes(32)))):
-    kw.setdefault("proof_kind", pb.POREP_SEAL_COMMIT)
-    expect_error(eng.SubmitProof, pb.SubmitProofRequest(request_id="rq-2", **kw),
-                 grpc.StatusCode.INVALID_ARGUMENT, 'request_id "rq-2" names another request',
-                 "reused request_id, other " + what)
-check(await_job(v1).status == Status.FAILED, "the rq-2 job itself ends")
+check(await_job(v1).status == Status.FAILED, "the rq-2 job fails (not a C1 output)")
+v2 = submit(proof_kind=pb.POREP_SEAL_COMMIT, vanilla_proof=b"first", sector_number=5,
+            request_id="rq-2")
+check(v2 != v1, "a failed job's request_id: the same request again is a new job")
+check(await_job(v2).status == Status.FAILED, "the retry fails as well")
 # Control characters in a request id: accepted, escaped in the daemon's log
 # (test_daemon.sh looks).
 ctl = submit(proof_kind=pb.SYNTHETIC, synthetic_constraints=512, synthetic_seed=7,
@@ -401,9 +420,9 @@ m = eng.GetMetrics(pb.GetMetricsRequest()).prometheus_text
 m1 = counters(m)
 delta = {k: v - m0.get(k, 0) for k, v in m1.items() if v != m0.get(k, 0)}
 check(delta == {("generic_r1cs", "completed"): 1, ("generic_r1cs", "failed"): 4,
-                ("porep_seal_commit", "failed"): 2, ("winning_post", "failed"): 1,
+                ("porep_seal_commit", "failed"): 3, ("winning_post", "failed"): 1,
                 ("snap_deals_update", "failed"): 1,
-                ("synthetic", "completed"): 14, ("synthetic", "cancelled"): 2},
+                ("synthetic", "completed"): 16, ("synthetic", "cancelled"): 2},
       "metrics job counters by kind and outcome grew by %s" % delta)
 check('cuzk_stage_seconds_bucket{stage="prove",le="+Inf"}' in m and "cuzk_rss_bytes" in m,
       "metrics histograms and rss")
