@@ -53,6 +53,16 @@ void cuzk_porep_replica_id(const uint8_t prover_id[32], uint64_t sector_id,
 uint32_t cuzk_porep_challenge(const uint8_t replica_id[32], const uint8_t seed[32], uint32_t index,
                               uint64_t nodes);
 
+/* Synthetic PoRep (stacked/vanilla/challenges.rs): synthetic challenge i
+ * of (replica_id, comm_r) for a sector of `nodes` nodes (2 .. 2^32), and
+ * the index, in a synthetic set of num_synth challenges, that porep
+ * challenge j (= challenges * k + i) selects under seed. EINTERNAL when
+ * libcrypto's BLAKE2b MAC or ChaCha20 fails; EINVAL for a bad size. */
+cuzk_err cuzk_porep_synth_challenge(const uint8_t replica_id[32], const uint8_t comm_r[32],
+                                    uint64_t nodes, uint64_t i, uint32_t *out);
+cuzk_err cuzk_porep_synth_index(const uint8_t replica_id[32], const uint8_t seed[32],
+                                uint64_t num_synth, uint64_t j, uint64_t *out);
+
 /* The stacked graph of one sector size and porep_id: what parent
  * generation needs, derived once. Plain data, no allocation. */
 typedef struct {
@@ -75,18 +85,28 @@ cuzk_err cuzk_porep_parents(const cuzk_porep_graph *g, uint32_t node,
                             uint32_t out[CUZK_POREP_DEGREE]);
 
 /* A seal's circuit parameters: sector size, partitions, challenges per
- * partition, porep_id and API version. */
+ * partition, porep_id, API version and how its challenges are drawn. */
 typedef struct {
     uint64_t sector_size;
     unsigned partitions, challenges;
     uint8_t porep_id[32];
     cuzk_fc_api api;
+    int synthetic; /* synthetic PoRep (registered proofs 10-14): same circuit,
+                      challenges from the synthetic set (cuzk_porep_challenge_of) */
 } cuzk_porep_config;
 
 /* The configuration of a registry entry (family CUZK_FC_SEAL). EUNSUPPORTED
- * for synthetic and non-interactive PoRep, whose challenges are derived
- * differently; EINVAL for other families. */
+ * for non-interactive PoRep (its own challenges and aggregated proofs);
+ * EINVAL for other families. */
 cuzk_err cuzk_porep_config_of(const cuzk_fc_proof *p, cuzk_porep_config *out);
+
+/* Challenge `index` (= challenges * k + i) of a seal of configuration c:
+ * interactive (replica_id and seed) or, for synthetic PoRep, the synthetic
+ * challenge of (replica_id, comm_r) that the seed selects from a set of
+ * min(nodes, 2^18). Errors as cuzk_porep_synth_challenge. */
+cuzk_err cuzk_porep_challenge_of(const cuzk_porep_config *c, const uint8_t replica_id[32],
+                                 const uint8_t comm_r[32], const uint8_t seed[32], uint32_t index,
+                                 uint32_t *out);
 
 /* What a seal commit states publicly. */
 typedef struct {

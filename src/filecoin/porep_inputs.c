@@ -1,10 +1,11 @@
-/* PoRep public data (include/cuzk/porep.h): replica id, interactive
- * challenges, the stacked graph's parents, a partition's public inputs.
- * SHA-256 and BLAKE2b are libcrypto's (these are not circuit hashes); the
- * ChaCha8 keystream BucketGraph draws from is here, as rand_chacha's
- * ChaCha8Rng produces it. */
+/* PoRep public data (include/cuzk/porep.h): replica id, interactive and
+ * synthetic challenges, the stacked graph's parents, a partition's public
+ * inputs. SHA-256, BLAKE2b and ChaCha20 are libcrypto's (these are not
+ * circuit hashes); the ChaCha8 keystream BucketGraph draws from is here, as
+ * rand_chacha's ChaCha8Rng produces it. */
 #include "cuzk/porep.h"
 
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <pthread.h>
@@ -33,6 +34,8 @@ void cuzk_porep_replica_id(const uint8_t prover_id[32], uint64_t sector_id,
     out[31] &= 0x3f; /* fr32's bytes_into_fr_repr_safe: below 2^254 < r */
 }
 
+static uint32_t le_to_challenge(const uint8_t *h, size_t len, uint64_t nodes);
+
 uint32_t cuzk_porep_challenge(const uint8_t replica_id[32], const uint8_t seed[32], uint32_t index,
                               uint64_t nodes)
 {
@@ -42,12 +45,118 @@ uint32_t cuzk_porep_challenge(const uint8_t replica_id[32], const uint8_t seed[3
     for (int i = 0; i < 4; i++)
         pre[64 + i] = (uint8_t)(index >> (8 * i));
     SHA256(pre, sizeof pre, h);
-    /* The digest as a little-endian integer mod (nodes - 1): Horner from the
-     * most significant byte; nodes - 1 < 2^32 keeps r * 256 in 64 bits. */
+    return le_to_challenge(h, sizeof h, nodes);
+}
+
+/* ---- Synthetic PoRep's challenges (stacked/vanilla/challenges.rs) ----
+ * A synthetic sector proves a fixed set of min(nodes, 2^18) synthetic
+ * challenges, the keystream of ChaCha20 under a key of (replica_id, comm_r):
+ * challenge i is 32 bytes at offset 32 i, a little-endian integer mod
+ * (nodes - 1), plus 1. The interactive seed then selects which of them the
+ * circuit checks: porep challenge j is the synthetic challenge whose index
+ * is the u32 LE at offset 4 j of a second ChaCha20 keystream, under a key
+ * of (replica_id, seed), mod the set's size. Both keys are 32-byte keyed
+ * BLAKE2b digests, the key a domain tag; ChaCha20 is the IETF variant
+ * (96-bit nonce "synth-porep\0", 32-bit block counter from 0). */
+
+#define SYNTH_DEFAULT_COUNT ((uint64_t)1 << 18)
+
+/* BLAKE2b-256 keyed by tag, of a || b: libcrypto's BLAKE2BMAC. */
+static int blake2b_mac32(const char *tag, const uint8_t a[32], const uint8_t b[32], uint8_t out[32])
+{
+    EVP_MAC *mac = EVP_MAC_fetch(NULL, "BLAKE2BMAC", NULL);
+    EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
+    size_t size = 32, len = 0;
+    OSSL_PARAM params[] = {OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &size),
+                           OSSL_PARAM_construct_end()};
+    int ok = ctx && EVP_MAC_init(ctx, (const unsigned char *)tag, strlen(tag), params) == 1 &&
+             EVP_MAC_update(ctx, a, 32) == 1 && EVP_MAC_update(ctx, b, 32) == 1 &&
+             EVP_MAC_final(ctx, out, &len, 32) == 1 && len == 32;
+    EVP_MAC_CTX_free(ctx);
+    EVP_MAC_free(mac);
+    return ok;
+}
+
+/* n bytes of the ChaCha20 keystream of key from byte offset off. */
+static int chacha20_stream(const uint8_t key[32], uint64_t off, uint8_t *out, size_t n)
+{
+    static const uint8_t nonce[12] = "synth-porep";
+    uint8_t iv[16], zero[64 + 32] = {0}, buf[64 + 32];
+    uint64_t block = off / 64;
+    size_t skip = (size_t)(off % 64), len = 0;
+    if (n > 32 || block > UINT32_MAX)
+        return 0;
+    /* libcrypto's IV: the block counter (32-bit little-endian), then the nonce */
+    for (int i = 0; i < 4; i++)
+        iv[i] = (uint8_t)(block >> (8 * i));
+    memcpy(iv + 4, nonce, sizeof nonce);
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int outl = 0;
+    int ok = ctx && EVP_EncryptInit_ex(ctx, EVP_chacha20(), NULL, key, iv) == 1 &&
+             EVP_EncryptUpdate(ctx, buf, &outl, zero, (int)(skip + n)) == 1;
+    len = (size_t)outl;
+    EVP_CIPHER_CTX_free(ctx);
+    if (ok && len == skip + n)
+        memcpy(out, buf + skip, n);
+    return ok && len == skip + n;
+}
+
+/* A little-endian integer of len bytes mod (nodes - 1), plus 1: node 0 is
+ * never challenged. nodes - 1 < 2^32 keeps r * 256 in 64 bits. */
+static uint32_t le_to_challenge(const uint8_t *h, size_t len, uint64_t nodes)
+{
     uint64_t m = nodes - 1, r = 0;
-    for (int i = SHA256_DIGEST_LENGTH - 1; i >= 0; i--)
+    for (size_t i = len; i-- > 0;)
         r = (r << 8 | h[i]) % m;
     return (uint32_t)(r + 1);
+}
+
+cuzk_err cuzk_porep_synth_challenge(const uint8_t replica_id[32], const uint8_t comm_r[32],
+                                    uint64_t nodes, uint64_t i, uint32_t *out)
+{
+    uint8_t key[32], r[32];
+    if (nodes < 2 || nodes > ((uint64_t)1 << 32))
+        return cuzk_fail(CUZK_EINVAL, "synthetic PoRep challenge of a %llu-node sector",
+                         (unsigned long long)nodes);
+    if (!blake2b_mac32("filecoin.io|PoRep|1|Synthetic|1|Generation", replica_id, comm_r, key) ||
+        !chacha20_stream(key, i * 32, r, sizeof r))
+        return cuzk_fail(CUZK_EINTERNAL,
+                         "synthetic PoRep challenge %llu: libcrypto's BLAKE2b MAC "
+                         "or ChaCha20 failed",
+                         (unsigned long long)i);
+    *out = le_to_challenge(r, sizeof r, nodes);
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_porep_synth_index(const uint8_t replica_id[32], const uint8_t seed[32],
+                                uint64_t num_synth, uint64_t j, uint64_t *out)
+{
+    uint8_t key[32], r[4];
+    if (!num_synth)
+        return cuzk_fail(CUZK_EINVAL, "synthetic PoRep: an empty synthetic challenge set");
+    if (!blake2b_mac32("filecoin.io|PoRep|1|Synthetic|1|Selection", replica_id, seed, key) ||
+        !chacha20_stream(key, j * 4, r, sizeof r))
+        return cuzk_fail(CUZK_EINTERNAL,
+                         "synthetic PoRep challenge index %llu: libcrypto's "
+                         "BLAKE2b MAC or ChaCha20 failed",
+                         (unsigned long long)j);
+    uint32_t v = (uint32_t)r[0] | (uint32_t)r[1] << 8 | (uint32_t)r[2] << 16 | (uint32_t)r[3] << 24;
+    *out = v % num_synth;
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_porep_challenge_of(const cuzk_porep_config *c, const uint8_t replica_id[32],
+                                 const uint8_t comm_r[32], const uint8_t seed[32], uint32_t index,
+                                 uint32_t *out)
+{
+    uint64_t nodes = c->sector_size / 32;
+    if (!c->synthetic) {
+        *out = cuzk_porep_challenge(replica_id, seed, index, nodes);
+        return CUZK_OK;
+    }
+    uint64_t count = nodes < SYNTH_DEFAULT_COUNT ? nodes : SYNTH_DEFAULT_COUNT, s;
+    CUZK_TRY(cuzk_porep_synth_index(replica_id, seed, count, index, &s));
+    return cuzk_porep_synth_challenge(replica_id, comm_r, nodes, s, out);
 }
 
 /* SHA-256(tag || porep_id): the graph's two seeds. */
@@ -286,11 +395,13 @@ cuzk_err cuzk_porep_config_of(const cuzk_fc_proof *p, cuzk_porep_config *out)
 {
     if (p->family != CUZK_FC_SEAL)
         return cuzk_fail(CUZK_EINVAL, "%s is not a seal proof", p->name);
-    if (p->feature[0])
+    int synthetic = !strcmp(p->feature, "synthetic-porep");
+    if (p->feature[0] && !synthetic)
         return cuzk_fail(CUZK_EUNSUPPORTED,
-                         "%s: %s challenges are not interactive PoRep's; not implemented", p->name,
-                         p->feature);
+                         "%s: %s (its challenges and its aggregated proofs) is not implemented",
+                         p->name, p->feature);
     memset(out, 0, sizeof *out);
+    out->synthetic = synthetic;
     out->sector_size = p->sector_size;
     out->partitions = p->partitions;
     out->challenges = p->challenges;
@@ -331,8 +442,9 @@ cuzk_err cuzk_porep_public_inputs(const cuzk_porep_config *c, const cuzk_porep_p
     cuzk_porep_graph g;
     CUZK_TRY(cuzk_porep_graph_init(&g, ss / 32, c->porep_id, c->api));
     for (unsigned i = 0; i < c->challenges; i++) {
-        uint32_t ch = cuzk_porep_challenge(rid, pub->seed, c->challenges * k + i, g.nodes);
-        uint32_t par[CUZK_POREP_DEGREE];
+        uint32_t ch, par[CUZK_POREP_DEGREE];
+        CUZK_TRY(
+            cuzk_porep_challenge_of(c, rid, pub->comm_r, pub->seed, c->challenges * k + i, &ch));
         CUZK_TRY(cuzk_porep_parents(&g, ch, par));
         cuzk_fr_from_u64(&out[o++], ch); /* comm_d leaf */
         for (unsigned j = 0; j < CUZK_POREP_DEGREE; j++)

@@ -14,7 +14,11 @@
  *   - polka-storage's 2 KiB PoRep proof and verifying key (a random setup of
  *     rust-fil-proofs' StackedDrg circuit): our 39 public inputs make it
  *     verify, and a changed seed, ticket, sector number, prover id or
- *     porep_id makes it fail. */
+ *     porep_id makes it fail;
+ *   - synthetic PoRep's challenges against rust-fil-proofs' known answers
+ *     (stacked/vanilla/challenges.rs, test_synth_challenges_against_hardcoded:
+ *     2^10 nodes, replica_id 55, comm_r 101, 21 synthetic challenges, 10
+ *     porep challenges under the seed [1; 32]). */
 #include "check.h"
 #include "polka_vk.h"
 #include "cuzk/filecoin.h"
@@ -272,8 +276,10 @@ static void test_errors(void)
     CHECK_ERR(cuzk_porep_graph_init(&g, (1ull << 31) + 1, pid, CUZK_API_1_1_0), CUZK_EINVAL,
               "nodes");
     cuzk_porep_config c;
-    CHECK_ERR(cuzk_porep_config_of(cuzk_fc_find(CUZK_FC_SEAL, 13), &c), CUZK_EUNSUPPORTED,
-              "synthetic");
+    CHECK_ERR(cuzk_porep_config_of(cuzk_fc_find(CUZK_FC_SEAL, 18), &c), CUZK_EUNSUPPORTED,
+              "non-interactive");
+    CHECK_OK(cuzk_porep_config_of(cuzk_fc_find(CUZK_FC_SEAL, 13), &c));
+    CHECK(c.synthetic && c.partitions == 10 && c.challenges == 18 && c.api == CUZK_API_1_2_0);
     CHECK_ERR(cuzk_porep_config_of(cuzk_fc_post(10), &c), CUZK_EINVAL, "not a seal proof");
     CHECK_OK(cuzk_porep_config_of(cuzk_fc_find(CUZK_FC_SEAL, 8), &c));
     CHECK(c.partitions == 10 && c.challenges == 18 && c.api == CUZK_API_1_1_0);
@@ -286,8 +292,64 @@ static void test_errors(void)
     CHECK_ERR(cuzk_porep_public_inputs(&c, &pub, 0, in), CUZK_EINVAL, "comm_r");
 }
 
+/* rust-fil-proofs' hardcoded synthetic challenges (see the top comment). */
+static void test_synthetic(void)
+{
+    static const uint32_t synth[21] = {178, 297, 869, 211, 875, 477, 94,  781, 124, 332, 856,
+                                       801, 176, 692, 429, 691, 290, 204, 986, 210, 973};
+    static const uint32_t porep[10] = {176, 781, 801, 986, 290, 211, 692, 856, 986, 332};
+    uint8_t rid[32] = {55}, comm_r[32] = {101}, seed[32];
+    memset(seed, 1, sizeof seed);
+    for (unsigned i = 0; i < 21; i++) {
+        uint32_t c = 0;
+        CHECK_OK(cuzk_porep_synth_challenge(rid, comm_r, 1024, i, &c));
+        if (c != synth[i])
+            fprintf(stderr, "synthetic challenge %u: %u, want %u\n", i, c, synth[i]);
+        CHECK(c == synth[i]);
+    }
+    for (unsigned j = 0; j < 10; j++) {
+        uint64_t idx = 99;
+        uint32_t c = 0;
+        CHECK_OK(cuzk_porep_synth_index(rid, seed, 21, j, &idx));
+        CHECK(idx < 21);
+        CHECK_OK(cuzk_porep_synth_challenge(rid, comm_r, 1024, idx, &c));
+        if (c != porep[j])
+            fprintf(stderr, "porep challenge %u: synthetic %llu = %u, want %u\n", j,
+                    (unsigned long long)idx, c, porep[j]);
+        CHECK(c == porep[j]);
+    }
+    /* Through a registry entry: 2 KiB synthetic PoRep (64 nodes, a set of 64),
+     * and the interactive entry of the same size draws differently. */
+    cuzk_porep_config syn, inter;
+    CHECK_OK(cuzk_porep_config_of(cuzk_fc_find(CUZK_FC_SEAL, 10), &syn));
+    CHECK_OK(cuzk_porep_config_of(cuzk_fc_find(CUZK_FC_SEAL, 5), &inter));
+    CHECK(syn.synthetic && !inter.synthetic && syn.partitions == 1 && syn.challenges == 2);
+    int differ = 0;
+    for (uint32_t j = 0; j < 8; j++) {
+        uint32_t a = 0, b = 0, want = 0;
+        uint64_t idx = 0;
+        CHECK_OK(cuzk_porep_challenge_of(&syn, rid, comm_r, seed, j, &a));
+        CHECK_OK(cuzk_porep_synth_index(rid, seed, 64, j, &idx));
+        CHECK_OK(cuzk_porep_synth_challenge(rid, comm_r, 64, idx, &want));
+        CHECK(a == want && a >= 1 && a < 64);
+        CHECK_OK(cuzk_porep_challenge_of(&inter, rid, comm_r, seed, j, &b));
+        CHECK(b == cuzk_porep_challenge(rid, seed, j, 64));
+        differ += a != b;
+    }
+    CHECK(differ > 0);
+    /* Non-interactive PoRep stays refused, naming why. */
+    cuzk_porep_config ni;
+    CHECK_ERR(cuzk_porep_config_of(cuzk_fc_find(CUZK_FC_SEAL, 15), &ni), CUZK_EUNSUPPORTED,
+              "non-interactive-porep");
+    uint32_t c;
+    CHECK_ERR(cuzk_porep_synth_challenge(rid, comm_r, 1, 0, &c), CUZK_EINVAL, "1-node sector");
+    uint64_t idx;
+    CHECK_ERR(cuzk_porep_synth_index(rid, seed, 0, 0, &idx), CUZK_EINVAL, "empty");
+}
+
 int main(void)
 {
+    test_synthetic();
     test_replica_and_challenges();
     test_parent_cache();
     test_graph_properties();
