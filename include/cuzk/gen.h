@@ -75,7 +75,9 @@ typedef struct {
 /* The sector's C1 output (c1.h; cuzk_c1_to_json writes it as Curio sends
  * it). Costs the challenges' labels and paths only: well under a second
  * for 32 GiB. EINVAL for a number that is not a seal proof, EUNSUPPORTED
- * for synthetic and non-interactive PoRep. Free with cuzk_c1_free. */
+ * for non-interactive PoRep and for synthetic PoRep (its challenges depend
+ * on comm_r, which these sparse trees derive from the challenged nodes:
+ * seal.h seals a synthetic sector). Free with cuzk_c1_free. */
 cuzk_err cuzk_gen_porep(const cuzk_gen_porep_params *p, cuzk_c1 **out);
 
 /* A synthetic SnapDeals update of a sector size (src/seal/gen_snap.c says

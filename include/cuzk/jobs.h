@@ -28,8 +28,8 @@
  * circuit; its parameter files are generated into the parameter folder on
  * first use) and the four Filecoin kinds (PoRep C2, SnapDeals, WinningPoSt,
  * WindowPoSt), resolved through the registry of src/filecoin; a registered
- * proof it lists without a circuit (synthetic and non-interactive PoRep) is
- * refused with the reason.
+ * proof it lists without a circuit (non-interactive PoRep) is refused with
+ * the reason.
  *
  * Faults: a partition whose synthesis or proof fails fails its job (the
  * message names the partition); the job's other partitions stop at their

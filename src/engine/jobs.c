@@ -442,7 +442,7 @@ static cuzk_err check_request(const cuzk_jobs *j, const cuzk_job_request *r)
         if (!fp->supported) /* a permanent refusal, not one to retry */
             return cuzk_fail(CUZK_EINVAL,
                              "%s: registered_proof %llu (%s) is %s, which this daemon does not "
-                             "prove (interactive PoRep only: registered proofs 0-9)",
+                             "prove (interactive and synthetic PoRep: registered proofs 0-14)",
                              cuzk_kind_name(r->kind), (unsigned long long)r->registered_proof,
                              fp->name, fp->feature);
         if (r->n_vanilla != 1)

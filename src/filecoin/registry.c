@@ -72,27 +72,27 @@ static const cuzk_fc_proof table[] = {
      "synthetic-porep", 1, 1, 2, 2, 0, 0, "porep-2k",
      "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-"
      "032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f",
-     "434fb1338ecfaf0f59256f30dde4968f", "dc1ade9929ade1708238f155343044ac", 0},
+     "434fb1338ecfaf0f59256f30dde4968f", "dc1ade9929ade1708238f155343044ac", 1},
     {CUZK_FC_SEAL, 11, "StackedDrg8MiBV1_1_Feat_SyntheticPoRep", 8388608ull, CUZK_API_1_2_0,
      "synthetic-porep", 1, 1, 2, 6, 0, 0, "porep-8m",
      "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-"
      "ecd683648512ab1765faa2a5f14bab48f676e633467f0aa8aad4b55dcb0652bb",
-     "09e612e4eeb7a0eb95679a88404f960c", "b687beb9adbd9dabe265a7e3620813e4", 0},
+     "09e612e4eeb7a0eb95679a88404f960c", "b687beb9adbd9dabe265a7e3620813e4", 1},
     {CUZK_FC_SEAL, 12, "StackedDrg512MiBV1_1_Feat_SyntheticPoRep", 536870912ull, CUZK_API_1_2_0,
      "synthetic-porep", 1, 1, 2, 8, 0, 0, "porep-512m",
      "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-"
      "6babf46ce344ae495d558e7770a585b2382d54f225af8ed0397b8be7c3fcd472",
-     "6c77597eb91ab936c1cef4cf19eba1b3", "065179da19fbe515507267677f02823e", 0},
+     "6c77597eb91ab936c1cef4cf19eba1b3", "065179da19fbe515507267677f02823e", 1},
     {CUZK_FC_SEAL, 13, "StackedDrg32GiBV1_1_Feat_SyntheticPoRep", 34359738368ull, CUZK_API_1_2_0,
      "synthetic-porep", 10, 1, 18, 9, 8, 0, "porep-32g",
      "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-sha256_hasher-"
      "82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820",
-     "6a388072a518cf46ebd661f5cc46900a", "0c7b4aac1c40fdb7eb82bc355b41addf", 0},
+     "6a388072a518cf46ebd661f5cc46900a", "0c7b4aac1c40fdb7eb82bc355b41addf", 1},
     {CUZK_FC_SEAL, 14, "StackedDrg64GiBV1_1_Feat_SyntheticPoRep", 68719476736ull, CUZK_API_1_2_0,
      "synthetic-porep", 10, 1, 18, 9, 8, 2, "porep-64g",
      "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-2-sha256_hasher-"
      "96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2",
-     "1801f8a6e1b00bceb00cc27314bb5ce3", "a89884252c04c298d0b3c81bfd884164", 0},
+     "1801f8a6e1b00bceb00cc27314bb5ce3", "a89884252c04c298d0b3c81bfd884164", 1},
     {CUZK_FC_SEAL, 15, "StackedDrg2KiBV1_2_Feat_NiPoRep", 2048ull, CUZK_API_1_2_0,
      "non-interactive-porep", 13, 1, 0, 2, 0, 0, "porep-2k",
      "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-"

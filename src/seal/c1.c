@@ -268,7 +268,10 @@ cuzk_err cuzk_c1_generate(uint64_t registered_proof, const cuzk_seal_params *p,
     for (size_t idx = 0; idx < (size_t)c->config.partitions * c->config.challenges && !e; idx++) {
         cuzk_porep_challenge_values *v = &c->values[idx];
         cuzk_fr *pool = c->pool_ + idx * lo.per;
-        uint32_t ch = cuzk_porep_challenge(c->replica_id, seed, (uint32_t)idx, nodes);
+        uint32_t ch;
+        if ((e = cuzk_porep_challenge_of(&c->config, c->replica_id, c->comm_r, seed, (uint32_t)idx,
+                                         &ch)))
+            break;
         v->challenge = ch;
         v->data_leaf = w[ch];
         if ((e = cuzk_merkle_tree_path(tree_d, ch, pool)) ||
@@ -941,7 +944,9 @@ static cuzk_err one_proof(proofs_job *j, size_t idx)
     const cuzk_c1 *c = j->d->c;
     unsigned k = (unsigned)(idx / c->config.challenges), i = (unsigned)(idx % c->config.challenges);
     jpath kp = at_index(j->parts_p, k), ip = at_index(&kp, i);
-    uint64_t want = cuzk_porep_challenge(c->replica_id, c->seed, (uint32_t)idx, c->shape.nodes);
+    uint32_t want;
+    CUZK_TRY(cuzk_porep_challenge_of(&c->config, c->replica_id, c->comm_r, c->seed, (uint32_t)idx,
+                                     &want));
     return d_proof(j->d, &ip, json_array_get(json_array_get(j->parts, k), i), idx, want);
 }
 

@@ -107,8 +107,16 @@ expect 2 "--seed is an option of c1" -- "$CUZK" seal --registered-proof 5 --prov
     --sector-number 77 --ticket "$TICKET" --seed "$SEED" "$FIX/polka-test-data-big.car" --out "$T/x"
 expect 2 "the prover: --prover-id HEX or --miner-id M" -- check "$T/c1.json" --sector-number 77
 expect 2 "which? \"frob\" is not check" -- "$CUZK" porep frob
-expect 2 "synthetic-porep challenges are not interactive" -- "$CUZK" c1 --registered-proof 10 --prover-id "$Z" --sector-number 77 \
-    --ticket "$TICKET" --seed "$SEED" "$FIX/polka-test-data-big.car" --out "$T/x.json"
+# Synthetic PoRep (registered proof 10): the sector's C1 opens the synthetic
+# challenges and checks; non-interactive PoRep is refused with its reason.
+expect 0 "challenge[0][1]=" -- "$CUZK" c1 --registered-proof 10 --prover-id "$Z" \
+    --sector-number 77 --ticket "$TICKET" --seed "$SEED" "$FIX/polka-test-data-big.car" \
+    --out "$T/syn.json"
+expect 0 "porep check: StackedDrg2KiBV1_1_Feat_SyntheticPoRep, 1 partition(s) of 2 challenges, API 1.2.0" -- \
+    "$CUZK" porep check "$T/syn.json" --prover-id "$Z" --sector-number 77
+expect 2 "non-interactive-porep (its challenges and its aggregated proofs) is not implemented" -- \
+    "$CUZK" c1 --registered-proof 15 --prover-id "$Z" --sector-number 77 --ticket "$TICKET" \
+    --seed "$SEED" "$FIX/polka-test-data-big.car" --out "$T/x.json"
 # gen porep: a sparse committed-capacity sector's C1 (8 MiB; the 32 GiB
 # one is test_seal_gen_porep's). comm_d is the published empty 8 MiB
 # sector's; porep check (values and circuit) passes for its miner and
@@ -135,7 +143,7 @@ expect 2 "not the one of prover, sector 10" -- "$CUZK" porep check "$T/gen.json"
 expect 0 "partition 0: satisfied" -- "$CUZK" porep check "$T/gen1.json" --miner-id 1234 --sector-number 9
 expect 2 "--registered-proof 8 (StackedDrg32GiBV1_1) seals 32GiB sectors, not 8MiB" -- \
     "$CUZK" gen porep --sector-size 8MiB --registered-proof 8 --out "$T/x.json"
-expect 2 "synthetic-porep challenges are not interactive" -- "$CUZK" gen porep --registered-proof 10 --out "$T/x.json"
+expect 2 "synthetic PoRep draws its challenges from comm_r" -- "$CUZK" gen porep --registered-proof 10 --out "$T/x.json"
 expect 2 "no seal proof for sector size 4KiB" -- "$CUZK" gen porep --sector-size 4KiB --out "$T/x.json"
 expect 2 "--out FILE is required" -- "$CUZK" gen porep --sector-size 2KiB
 expect 2 "--seed: bad number \"x\"" -- "$CUZK" gen porep --sector-size 2KiB --seed x --out "$T/x.json"

@@ -31,7 +31,7 @@ want_row() {
 want_row window-post 13 "window-post 13 StackedDrgWindow32GiBV1_1 32GiB 1.2.0 1 2349 10 8-8-0 post-window-32g yes"
 want_row window-post 8 "window-post 8 StackedDrgWindow32GiBV1 32GiB 1.0.0 1 2349 10 8-8-0 post-window-32g yes"
 want_row winning-post 4 "winning-post 4 StackedDrgWinning64GiBV1 64GiB 1.0.0 1 66 1 8-8-2 post-winning-64g yes"
-want_row seal 13 "seal 13 StackedDrg32GiBV1_1_Feat_SyntheticPoRep 32GiB 1.2.0 10 1 18 8-8-0 porep-32g no"
+want_row seal 13 "seal 13 StackedDrg32GiBV1_1_Feat_SyntheticPoRep 32GiB 1.2.0 10 1 18 8-8-0 porep-32g yes"
 want_row update 2 "update 2 StackedDrg512MiBV1 512MiB 1.1.0 16 1 86 8-0-0 snap-512m yes"
 
 "$CUZK" filecoin list --json >"$T/list.json"

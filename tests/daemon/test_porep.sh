@@ -8,8 +8,12 @@
 #     (json, base64), not by cuzk;
 #   - the proof verified offline with `cuzk verify` against the .vk and the
 #     public inputs the daemon returns;
-#   - a C1 of another sector, another miner's, a corrupt C1 and a size
-#     contradiction fail naming what is wrong, and the daemon goes on.
+#   - the same sector sealed as synthetic PoRep (registered proof 10):
+#     proven and verified with its own public inputs, not the interactive
+#     ones (`cuzk porep inputs` of each C1);
+#   - a C1 of another sector, another miner's, a corrupt C1, a size
+#     contradiction, a C1 of another registered proof and non-interactive
+#     PoRep fail naming what is wrong, and the daemon goes on.
 # Every daemon started here is stopped by its own pid.
 # Usage: test_porep.sh CUZK_DAEMON CUZK_BENCH CUZK WORK_DIR
 set -u
@@ -34,6 +38,11 @@ open(sys.argv[4], "w").write(json.dumps({"SectorNum": int(sys.argv[2]),
     separators=(",", ":")))' "$@"
 }
 envelope "$T/c1.json" 7 2048 "$T/env.json"
+# The same data sealed as synthetic PoRep (registered proof 10): the same
+# circuit and parameters, its challenges drawn from the synthetic set.
+expect 0 "challenge[0][1]=" -- "$CUZK" c1 --registered-proof 10 --prover-id "$PROVER" \
+    --sector-number 7 --ticket "$TICKET" --seed "$SEED" "$FIX" --out "$T/c1-syn.json"
+envelope "$T/c1-syn.json" 7 2048 "$T/env-syn.json"
 
 ADDR="unix://$S/d.sock"
 # A Filecoin circuit's preload needs its parameter file.
@@ -65,8 +74,24 @@ expect 1 "C1 output of sector 7" -- "$BENCH" single --addr "$ADDR" --kind porep 
 expect 2 "is for 2KiB sectors, the request says sector_size 34359738368" -- "$BENCH" single \
     --addr "$ADDR" --kind porep --registered-proof 5 --sector-size 34359738368 \
     --vanilla "$T/env.json" --sector-number 7 --miner-id 1000
-expect 2 "registered_proof 10 (StackedDrg2KiBV1_1_Feat_SyntheticPoRep) is synthetic-porep, which this daemon does not prove" -- \
-    "$BENCH" single --addr "$ADDR" --kind porep --registered-proof 10 --vanilla "$T/env.json" \
+expect 0 "status=COMPLETED" -- "$BENCH" single --addr "$ADDR" --kind porep \
+    --registered-proof 10 --vanilla "$T/env-syn.json" --sector-number 7 --miner-id 1000 \
+    --out "$T/syn.proof" --public-out "$T/syn.public"
+expect 0 "proof is valid" -- "$CUZK" verify --vk "$VK" --public "$T/syn.public" --proof "$T/syn.proof"
+# Its public inputs are porep inputs' (the synthetic challenges), not the
+# interactive ones of the same sector.
+"$CUZK" porep inputs --c1 "$T/c1-syn.json" --sector-number 7 --prover-id "$PROVER" \
+    >"$T/syn-cli.public" 2>/dev/null
+"$CUZK" porep inputs --c1 "$T/c1.json" --sector-number 7 --prover-id "$PROVER" \
+    >"$T/int-cli.public" 2>/dev/null
+if [ -s "$T/syn-cli.public" ] && ! cmp -s "$T/syn-cli.public" "$T/int-cli.public"; then ok
+else bad "synthetic and interactive public inputs of one sector should differ"; fi
+expect 1 "partition 0: INVALID" -- "$CUZK" verify --vk "$VK" --public "$T/int-cli.public" \
+    --proof "$T/syn.proof"
+expect 0 "proof is valid" -- "$CUZK" verify --vk "$VK" --public "$T/syn-cli.public" \
+    --proof "$T/syn.proof"
+expect 1 "C1 output is for registered proof 5, the request for 10" -- "$BENCH" single \
+    --addr "$ADDR" --kind porep --registered-proof 10 --vanilla "$T/env.json" \
     --sector-number 7 --miner-id 1000
 expect 2 "registered_proof 18 (StackedDrg32GiBV1_2_Feat_NiPoRep) is non-interactive-porep" -- \
     "$BENCH" single --addr "$ADDR" --kind porep --registered-proof 18 --vanilla "$T/env.json" \

@@ -263,8 +263,13 @@ static void test_malformed(void)
     bad("", "registered_proof", SET, json_string("StackedDrg8MiBV1_1"), 0, CUZK_EFORMAT,
         "vanilla_proofs.StackedDrg2KiBV1: StackedDrg8MiBV1_1 seals with the variant "
         "StackedDrg8MiBV1");
+    /* an interactive C1 relabelled synthetic: its openings are not the
+     * synthetic challenges */
     bad("", "registered_proof", SET, json_string("StackedDrg2KiBV1_1_Feat_SyntheticPoRep"), 0,
-        CUZK_EFORMAT, "registered_proof: StackedDrg2KiBV1_1_Feat_SyntheticPoRep");
+        CUZK_EVERIFY,
+        "C1 vanilla_proofs.StackedDrg2KiBV1[0][0].comm_d_proofs: opens node 37, want");
+    bad("", "registered_proof", SET, json_string("StackedDrg2KiBV1_2_Feat_NonInteractivePoRep"), 0,
+        CUZK_EFORMAT, "registered_proof: StackedDrg2KiBV1_2_Feat_NonInteractivePoRep");
     /* fields */
     bad("", "seed", DEL, NULL, 0, CUZK_EFORMAT, "C1 seed: missing");
     bad("", "extra", SET, json_null(), 0, CUZK_EFORMAT, "C1 extra: unknown field");
@@ -340,7 +345,8 @@ static void test_generate_errors(void)
     cuzk_c1 *c = NULL;
     CHECK_ERR(cuzk_c1_generate(3, &sp, &sr, data, labels, seed, &c), CUZK_EINVAL,
               "seals 34359738368-byte sectors, not 2048");
-    CHECK_ERR(cuzk_c1_generate(10, &sp, &sr, data, labels, seed, &c), CUZK_EUNSUPPORTED, "");
+    CHECK_ERR(cuzk_c1_generate(15, &sp, &sr, data, labels, seed, &c), CUZK_EUNSUPPORTED,
+              "non-interactive-porep");
     CHECK_ERR(cuzk_c1_generate(99, &sp, &sr, data, labels, seed, &c), CUZK_EINVAL,
               "registered proof 99");
     CHECK(c == NULL);
