@@ -32,6 +32,29 @@ head -c 60 "$T/c1.json" | grep -qF '{"registered_proof":"StackedDrg2KiBV1_1","va
     bad "JSON head"
 expect 0 "partition 0: satisfied: " -- check "$T/c1.json" --sector-number 77 --miner-id 0
 expect 0 " constraints, 40 public inputs" -- check "$T/c1.json" --sector-number 77 --prover-id "$Z"
+# The C1 as Curio's proof-share path sends it (Go's encoding/json over its
+# mirror types: the top-level keys in struct order, every object's keys in
+# another order than serde's): the same check and the same public inputs.
+python3 - "$T/c1.json" "$T/go.json" <<'PY' || bad "python3 re-encoding the JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+def reorder(v):
+    if isinstance(v, dict):
+        return {k: reorder(v[k]) for k in sorted(v, reverse=True)}
+    if isinstance(v, list):
+        return [reorder(x) for x in v]
+    return v
+top = ["comm_d", "comm_r", "registered_proof", "replica_id", "seed", "ticket", "vanilla_proofs"]
+out = {k: reorder(j[k]) for k in top}
+open(sys.argv[2], "w").write(json.dumps(out, separators=(",", ":")))
+PY
+expect 0 "partition 0: satisfied: " -- check "$T/go.json" --sector-number 77 --miner-id 0
+"$CUZK" porep inputs --porep-id "$Z" --api-version 1.2.0 --c1 "$T/c1.json" --sector-number 77 \
+    --prover-id "$Z" >"$T/c1.inputs" 2>/dev/null
+"$CUZK" porep inputs --porep-id "$Z" --api-version 1.2.0 --c1 "$T/go.json" --sector-number 77 \
+    --prover-id "$Z" >"$T/go.inputs" 2>/dev/null
+[ -s "$T/c1.inputs" ] && cmp -s "$T/c1.inputs" "$T/go.inputs" && ok ||
+    bad "re-ordered C1: other public inputs"
 # Another sector number: another replica_id than the C1's.
 expect 2 "C1 replica_id: not the one of prover, sector 78" -- \
     check "$T/c1.json" --sector-number 78 --miner-id 0
