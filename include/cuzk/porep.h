@@ -1,5 +1,5 @@
 /* The public side of Filecoin's PoRep (StackedDrg) circuit as rust-fil-proofs
- * builds it: replica id, interactive challenges, the stacked graph's parents
+ * builds it: replica id, interactive and synthetic challenges, the stacked graph's parents
  * and a partition's public inputs (src/filecoin/porep_inputs.c). Nothing
  * here is a constraint; the hashes are libcrypto's.
  *
@@ -12,6 +12,11 @@
  * j = challenges * k + i as u32; the little-endian integer of
  * SHA-256(replica_id || seed[32] || j u32 LE), mod (nodes - 1), plus 1 (node
  * 0 is never challenged). The same under every API version.
+ *
+ * Synthetic PoRep (registered proofs 10-14, the same circuit): the seed
+ * selects each partition's challenges from a synthetic set of min(nodes,
+ * 2^18) challenges fixed by (replica_id, comm_r) (cuzk_porep_synth_*;
+ * porep_inputs.c says how).
  *
  * The graph (storage-proofs-core drgraph.rs, crypto/feistel.rs;
  * storage-proofs-porep stacked/vanilla/graph.rs): 6 DRG parents from
