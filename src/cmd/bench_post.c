@@ -82,6 +82,9 @@ static cuzk_err make_vanilla(const cuzk_fc_proof *fp, const uint8_t r[32], uint6
 
 typedef struct {
     double decode, check, witness, spmv, backend, device, verify, total;
+    /* the device time by part (copies and kernels of H and of the MSMs), and
+     * each MSM's backend time: where a partition's GPU time goes */
+    double h_copy, h_kernel, msm_copy, msm_kernel, msm[5];
 } post_times;
 
 /* One request as the daemon runs it, timed by phase. */
@@ -129,6 +132,10 @@ static cuzk_err prove_once(const cuzk_fc_proof *fp, const uint8_t r[32], const v
     t->spmv = pack_s >= 0 ? pack_s : tm.spmv;
     t->backend = tm.h + tm.msm_h + tm.msm_l + tm.msm_a + tm.msm_b_g1 + tm.msm_b_g2;
     t->device = tm.dev_h_copy + tm.dev_h_kernel + tm.dev_msm_copy + tm.dev_msm_kernel;
+    t->h_copy = tm.dev_h_copy, t->h_kernel = tm.dev_h_kernel;
+    t->msm_copy = tm.dev_msm_copy, t->msm_kernel = tm.dev_msm_kernel;
+    double msm[5] = {tm.msm_h, tm.msm_l, tm.msm_a, tm.msm_b_g1, tm.msm_b_g2};
+    memcpy(t->msm, msm, sizeof msm);
     t->total = cuzk_now() - t0;
     t1 = cuzk_now();
     if (!e)
@@ -351,9 +358,12 @@ int bench_post(int argc, char **argv)
             goto out;
         }
         printf("request i=%d decode_s=%.3f check_s=%.3f witness_s=%.3f spmv_s=%.3f "
-               "backend_s=%.3f device_s=%.3f total_s=%.3f verify_s=%.3f\n",
+               "backend_s=%.3f device_s=%.3f total_s=%.3f verify_s=%.3f device_h_copy_s=%.3f "
+               "device_h_kernel_s=%.3f device_msm_copy_s=%.3f device_msm_kernel_s=%.3f "
+               "msm_h_s=%.3f msm_l_s=%.3f msm_a_s=%.3f msm_b_g1_s=%.3f msm_b_g2_s=%.3f\n",
                i, pt.decode, pt.check, pt.witness, pt.spmv, pt.backend, pt.device, pt.total,
-               pt.verify);
+               pt.verify, pt.h_copy, pt.h_kernel, pt.msm_copy, pt.msm_kernel, pt.msm[0], pt.msm[1],
+               pt.msm[2], pt.msm[3], pt.msm[4]);
         fflush(stdout);
         tot[i] = pt.total, dev[i] = pt.device, wit[i] = pt.witness;
     }
