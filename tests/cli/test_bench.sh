@@ -4,7 +4,7 @@
 # give a clear error. synth-witness at 2^10: the witness alone and the built
 # circuit's assignment agree (it exits non-zero otherwise). The GPU
 # benchmarks' option errors, which come before any GPU is needed. params-load on
-# a small file it writes itself.
+# a small file it writes itself. post at 2 KiB (WindowPoSt by phase).
 set -u
 BENCH=$1
 . "$(dirname "$0")/../lib/expect.sh"
@@ -70,6 +70,20 @@ else bad "steady intervals: $summary / ends $ends"; fi
 expect 2 "--partitions 1..64" -- "$BENCH" engine --log 10 --partitions 0
 expect 2 "--budget 12XB: expected auto, bytes" -- "$BENCH" engine --log 10 --budget 12XB
 expect 2 "--devices N,M" -- "$BENCH" engine --log 10 --devices 0,x
+
+# post: a 2 KiB WindowPoSt partition by phase, its proof verified; the
+# request line gives the device time by part and each MSM's time (0 device
+# time on the CPU backend, the MSMs' times summing to at most the backend's).
+out=$("$BENCH" post --registered-proof 5 --reps 1 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^post post-window-2k sectors=2 .* proofs_verified=1 " <<<"$out"; then ok
+else bad "post --registered-proof 5 -> rc=$rc: $out"; fi
+req=$(grep '^request i=0 ' <<<"$out")
+if awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+    END { m = v["msm_h_s"] + v["msm_l_s"] + v["msm_a_s"] + v["msm_b_g1_s"] + v["msm_b_g2_s"]
+          exit !(v["device_h_copy_s"] == 0 && v["device_msm_kernel_s"] == 0 && m > 0 &&
+                 m <= v["backend_s"] + 0.001 && v["msm_b_g2_s"] > 0) }' <<<"$req"; then ok
+else bad "post request line: $req"; fi
 
 # The GPU benchmarks check their options before they look for a GPU, so
 # these fail the same way with or without one (and without CUDA support).
