@@ -34,7 +34,15 @@ void cuzk_porep_replica_id(const uint8_t prover_id[32], uint64_t sector_id,
     out[31] &= 0x3f; /* fr32's bytes_into_fr_repr_safe: below 2^254 < r */
 }
 
-static uint32_t le_to_challenge(const uint8_t *h, size_t len, uint64_t nodes);
+/* A little-endian integer of len bytes mod (nodes - 1), plus 1: node 0 is
+ * never challenged. nodes - 1 < 2^32 keeps r * 256 in 64 bits. */
+static uint32_t le_to_challenge(const uint8_t *h, size_t len, uint64_t nodes)
+{
+    uint64_t m = nodes - 1, r = 0;
+    for (size_t i = len; i-- > 0;)
+        r = (r << 8 | h[i]) % m;
+    return (uint32_t)(r + 1);
+}
 
 uint32_t cuzk_porep_challenge(const uint8_t replica_id[32], const uint8_t seed[32], uint32_t index,
                               uint64_t nodes)
@@ -99,16 +107,6 @@ static int chacha20_stream(const uint8_t key[32], uint64_t off, uint8_t *out, si
     if (ok && len == skip + n)
         memcpy(out, buf + skip, n);
     return ok && len == skip + n;
-}
-
-/* A little-endian integer of len bytes mod (nodes - 1), plus 1: node 0 is
- * never challenged. nodes - 1 < 2^32 keeps r * 256 in 64 bits. */
-static uint32_t le_to_challenge(const uint8_t *h, size_t len, uint64_t nodes)
-{
-    uint64_t m = nodes - 1, r = 0;
-    for (size_t i = len; i-- > 0;)
-        r = (r << 8 | h[i]) % m;
-    return (uint32_t)(r + 1);
 }
 
 cuzk_err cuzk_porep_synth_challenge(const uint8_t replica_id[32], const uint8_t comm_r[32],
