@@ -45,8 +45,8 @@
  * Seals the same way in memory (nothing else is written), then writes the
  * sector's C1 output (SealCommitPhase1Output JSON, c1.h) for the
  * interactive seed to FILE and prints the challenges as
- * "challenge[k][i]=node" lines. Seal numbers with synthetic or
- * non-interactive challenges are refused.
+ * "challenge[k][i]=node" lines. Synthetic PoRep numbers (10-14) open the
+ * synthetic challenges the seed selects; non-interactive PoRep is refused.
  *
  *   cuzk porep check (--c1 FILE | FILE) --sector-number N (--miner-id M |
  *              --prover-id HEX) [--partition K] [--porep-id HEX]

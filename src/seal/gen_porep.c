@@ -140,9 +140,12 @@ static cuzk_err challenges(cuzk_c1 *c, const cuzk_porep_graph *g, uint32_t *ch, 
     size_t n = (size_t)c->config.partitions * c->config.challenges;
     if (c->config.synthetic) /* the challenges would depend on the trees they shape */
         return cuzk_fail(CUZK_EUNSUPPORTED,
-                         "synthetic PoRep draws its challenges from comm_r, which "
-                         "this generator's sparse trees derive from the challenged nodes; seal "
-                         "a sector (`cuzk seal`, 2 KiB to 512 MiB) for a synthetic C1 output");
+                         "registered proof %llu (%s): Filecoin's synthetic PoRep draws its "
+                         "challenges from comm_r, which this generator's sparse trees derive "
+                         "from the challenged nodes; seal a sector (`cuzk seal` or `cuzk c1`, "
+                         "2 KiB to 512 MiB) for such a C1 output",
+                         (unsigned long long)c->registered_proof,
+                         cuzk_c1_proof_name(c->registered_proof));
     for (unsigned k = 0; k < c->config.partitions; k++)
         for (unsigned i = 0; i < c->config.challenges; i++)
             ch[(size_t)k * c->config.challenges + i] = cuzk_porep_challenge(
