@@ -72,7 +72,7 @@ static cuzk_err make_vanilla(const cuzk_fc_proof *fp, const uint8_t r[32], uint6
     cuzk_err e = cuzk_gen_post_partition(fp, r, seed, 0, 1, n, v);
     for (size_t i = 0; i < n && !e; i++, out->n++)
         e = cuzk_post_sector_proof_encode(&v[i], &out->bytes[i], &out->sizes[i]);
-    for (size_t i = 0; i < n && v[0].sectors; i++)
+    for (size_t i = 0; i < n; i++) /* zeroed (calloc, or freed on failure) ones free nothing */
         cuzk_post_sector_proof_free(&v[i]);
     free(v);
     if (e)
