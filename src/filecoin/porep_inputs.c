@@ -109,19 +109,27 @@ static int chacha20_stream(const uint8_t key[32], uint64_t off, uint8_t *out, si
     return ok && len == skip + n;
 }
 
+/* n bytes at offset off of the keystream keyed by tag over (a, b). */
+static cuzk_err synth_stream(const char *tag, const uint8_t a[32], const uint8_t b[32],
+                             uint64_t off, uint8_t *out, size_t n, const char *what, uint64_t idx)
+{
+    uint8_t key[32];
+    if (!blake2b_mac32(tag, a, b, key) || !chacha20_stream(key, off, out, n))
+        return cuzk_fail(CUZK_EINTERNAL,
+                         "synthetic PoRep %s %llu: libcrypto's BLAKE2b MAC or ChaCha20 failed",
+                         what, (unsigned long long)idx);
+    return CUZK_OK;
+}
+
 cuzk_err cuzk_porep_synth_challenge(const uint8_t replica_id[32], const uint8_t comm_r[32],
                                     uint64_t nodes, uint64_t i, uint32_t *out)
 {
-    uint8_t key[32], r[32];
+    uint8_t r[32];
     if (nodes < 2 || nodes > ((uint64_t)1 << 32))
         return cuzk_fail(CUZK_EINVAL, "synthetic PoRep challenge of a %llu-node sector",
                          (unsigned long long)nodes);
-    if (!blake2b_mac32("filecoin.io|PoRep|1|Synthetic|1|Generation", replica_id, comm_r, key) ||
-        !chacha20_stream(key, i * 32, r, sizeof r))
-        return cuzk_fail(CUZK_EINTERNAL,
-                         "synthetic PoRep challenge %llu: libcrypto's BLAKE2b MAC "
-                         "or ChaCha20 failed",
-                         (unsigned long long)i);
+    CUZK_TRY(synth_stream("filecoin.io|PoRep|1|Synthetic|1|Generation", replica_id, comm_r, i * 32,
+                          r, sizeof r, "challenge", i));
     *out = le_to_challenge(r, sizeof r, nodes);
     return CUZK_OK;
 }
@@ -129,15 +137,11 @@ cuzk_err cuzk_porep_synth_challenge(const uint8_t replica_id[32], const uint8_t 
 cuzk_err cuzk_porep_synth_index(const uint8_t replica_id[32], const uint8_t seed[32],
                                 uint64_t num_synth, uint64_t j, uint64_t *out)
 {
-    uint8_t key[32], r[4];
+    uint8_t r[4];
     if (!num_synth)
         return cuzk_fail(CUZK_EINVAL, "synthetic PoRep: an empty synthetic challenge set");
-    if (!blake2b_mac32("filecoin.io|PoRep|1|Synthetic|1|Selection", replica_id, seed, key) ||
-        !chacha20_stream(key, j * 4, r, sizeof r))
-        return cuzk_fail(CUZK_EINTERNAL,
-                         "synthetic PoRep challenge index %llu: libcrypto's "
-                         "BLAKE2b MAC or ChaCha20 failed",
-                         (unsigned long long)j);
+    CUZK_TRY(synth_stream("filecoin.io|PoRep|1|Synthetic|1|Selection", replica_id, seed, j * 4, r,
+                          sizeof r, "challenge index", j));
     uint32_t v = (uint32_t)r[0] | (uint32_t)r[1] << 8 | (uint32_t)r[2] << 16 | (uint32_t)r[3] << 24;
     *out = v % num_synth;
     return CUZK_OK;
