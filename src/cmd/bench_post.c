@@ -134,8 +134,8 @@ static cuzk_err prove_once(const cuzk_fc_proof *fp, const uint8_t r[32], const v
     t->device = tm.dev_h_copy + tm.dev_h_kernel + tm.dev_msm_copy + tm.dev_msm_kernel;
     t->h_copy = tm.dev_h_copy, t->h_kernel = tm.dev_h_kernel;
     t->msm_copy = tm.dev_msm_copy, t->msm_kernel = tm.dev_msm_kernel;
-    double msm[5] = {tm.msm_h, tm.msm_l, tm.msm_a, tm.msm_b_g1, tm.msm_b_g2};
-    memcpy(t->msm, msm, sizeof msm);
+    t->msm[0] = tm.msm_h, t->msm[1] = tm.msm_l, t->msm[2] = tm.msm_a;
+    t->msm[3] = tm.msm_b_g1, t->msm[4] = tm.msm_b_g2;
     t->total = cuzk_now() - t0;
     t1 = cuzk_now();
     if (!e)

@@ -72,6 +72,12 @@ const char *cuzk_part_stage_name(int stage)
     return stage >= 0 && stage <= CUZK_PART_CANCELLED ? names[stage] : "unknown";
 }
 
+/* An ended job's status as its log lines and metrics name it. */
+static const char *outcome_name(cuzk_job_status st)
+{
+    return st == CUZK_JOB_COMPLETED ? "completed" : st == CUZK_JOB_FAILED ? "failed" : "cancelled";
+}
+
 void cuzk_job_result_free(cuzk_job_result *r)
 {
     free(r->proof);
@@ -227,9 +233,8 @@ static void finish(cuzk_jobs *j, job *jb, cuzk_job_status st)
                   (unsigned long long)jb->res.prove_ms, (unsigned long long)jb->res.verify_ms,
                   (unsigned long long)jb->res.total_ms);
     } else {
-        CUZK_WARN("job=%s event=%s kind=%s total_ms=%llu error=\"%s\"", jb->id,
-                  st == CUZK_JOB_FAILED ? "failed" : "cancelled", cuzk_kind_name(jb->kind),
-                  (unsigned long long)jb->res.total_ms, jb->res.error);
+        CUZK_WARN("job=%s event=%s kind=%s total_ms=%llu error=\"%s\"", jb->id, outcome_name(st),
+                  cuzk_kind_name(jb->kind), (unsigned long long)jb->res.total_ms, jb->res.error);
     }
     engine_hook(j, CUZK_HOOK_END, jb, 0, -1);
     pthread_cond_broadcast(&j->changed);
@@ -403,6 +408,23 @@ const char *cuzk_jobs_backend(const cuzk_jobs *j)
 }
 
 /* Validation of what the call itself can know; lock not held. */
+/* The registry entry a Filecoin request names (cuzk_fc_resolve), refused
+ * at once when cuzk lists it without proving it: a permanent refusal,
+ * not one to retry. */
+static cuzk_err resolve_request(const cuzk_job_request *r, cuzk_fc_family f,
+                                const cuzk_fc_proof **fp)
+{
+    if (cuzk_fc_resolve(f, r->registered_proof, r->sector_size, fp))
+        return cuzk_fail_ctx(CUZK_EINVAL, "%s: ", cuzk_kind_name(r->kind));
+    if (!(*fp)->supported)
+        return cuzk_fail(CUZK_EINVAL,
+                         "%s: registered_proof %llu (%s) is %s, which this daemon does not "
+                         "prove (`cuzk filecoin list` shows which it does)",
+                         cuzk_kind_name(r->kind), (unsigned long long)r->registered_proof,
+                         (*fp)->name, (*fp)->feature[0] ? (*fp)->feature : "a proof type");
+    return CUZK_OK;
+}
+
 static cuzk_err check_request(const cuzk_jobs *j, const cuzk_job_request *r)
 {
     if (!cuzk_kind_valid(r->kind))
@@ -425,8 +447,7 @@ static cuzk_err check_request(const cuzk_jobs *j, const cuzk_job_request *r)
     if (r->kind == CUZK_KIND_WINNING_POST || r->kind == CUZK_KIND_WINDOW_POST_PARTITION) {
         const cuzk_fc_proof *fp;
         cuzk_fc_family f = r->kind == CUZK_KIND_WINNING_POST ? CUZK_FC_WINNING : CUZK_FC_WINDOW;
-        if (cuzk_fc_resolve(f, r->registered_proof, r->sector_size, &fp))
-            return cuzk_fail_ctx(CUZK_EINVAL, "%s: ", cuzk_kind_name(r->kind));
+        CUZK_TRY(resolve_request(r, f, &fp));
         size_t max = f == CUZK_FC_WINNING ? 1 : fp->sectors;
         if (r->n_vanilla < 1 || r->n_vanilla > max)
             return cuzk_fail(CUZK_EINVAL,
@@ -437,14 +458,7 @@ static cuzk_err check_request(const cuzk_jobs *j, const cuzk_job_request *r)
                              cuzk_kind_name(r->kind), r->randomness_len);
     } else if (r->kind == CUZK_KIND_POREP_SEAL_COMMIT) {
         const cuzk_fc_proof *fp;
-        if (cuzk_fc_resolve(CUZK_FC_SEAL, r->registered_proof, r->sector_size, &fp))
-            return cuzk_fail_ctx(CUZK_EINVAL, "%s: ", cuzk_kind_name(r->kind));
-        if (!fp->supported) /* a permanent refusal, not one to retry */
-            return cuzk_fail(CUZK_EINVAL,
-                             "%s: registered_proof %llu (%s) is %s, which this daemon does not "
-                             "prove (interactive and synthetic PoRep: registered proofs 0-14)",
-                             cuzk_kind_name(r->kind), (unsigned long long)r->registered_proof,
-                             fp->name, fp->feature);
+        CUZK_TRY(resolve_request(r, CUZK_FC_SEAL, &fp));
         if (r->n_vanilla != 1)
             return cuzk_fail(CUZK_EINVAL,
                              "%s: the C1 output comes as one vanilla_proof (Curio's envelope); "
@@ -456,8 +470,7 @@ static cuzk_err check_request(const cuzk_jobs *j, const cuzk_job_request *r)
                              CUZK_JOB_MAX_PARTITIONS);
     } else if (r->kind == CUZK_KIND_SNAP_DEALS_UPDATE) {
         const cuzk_fc_proof *fp;
-        if (cuzk_fc_resolve(CUZK_FC_UPDATE, r->registered_proof, r->sector_size, &fp))
-            return cuzk_fail_ctx(CUZK_EINVAL, "%s: ", cuzk_kind_name(r->kind));
+        CUZK_TRY(resolve_request(r, CUZK_FC_UPDATE, &fp));
         if (r->n_vanilla != fp->partitions)
             return cuzk_fail(CUZK_EINVAL,
                              "%s: %zu vanilla_proofs; %s takes %u, one PartitionProof per "
@@ -719,9 +732,7 @@ cuzk_err cuzk_jobs_submit(cuzk_jobs *j, const cuzk_job_request *r, char job_id[C
     char reuse[CUZK_JOB_ID_MAX + 64] = "";
     if (prev) /* the id's earlier job ended: say which, and how */
         snprintf(reuse, sizeof reuse, " request_id_reused_from=%s previous_status=%s", prev->id,
-                 prev->res.status == CUZK_JOB_COMPLETED ? "completed"
-                 : prev->res.status == CUZK_JOB_FAILED  ? "failed"
-                                                        : "cancelled");
+                 outcome_name(prev->res.status));
     CUZK_INFO("job=%s event=submitted kind=%s priority=%s circuit=%s partitions=%u "
               "queue_position=%u request_id=%s%s",
               jb->id, cuzk_kind_name(jb->kind), cuzk_priority_name(jb->prio + 1),
@@ -979,14 +990,14 @@ void cuzk_jobs_metrics(cuzk_jobs *j, FILE *f)
     cuzk_jobs_status st;
     if (cuzk_jobs_status_get(j, &st))
         return;
-    static const char *const outcome[3] = {"completed", "failed", "cancelled"};
     fprintf(f, "# HELP cuzk_jobs_total Jobs ended, by proof kind and outcome.\n"
                "# TYPE cuzk_jobs_total counter\n");
     for (int k = 0; k < CUZK_JOBS_N_KINDS; k++) {
         uint64_t v[3] = {st.kinds[k].completed, st.kinds[k].failed, st.kinds[k].cancelled};
         for (int o = 0; o < 3; o++)
             fprintf(f, "cuzk_jobs_total{kind=\"%s\",outcome=\"%s\"} %llu\n",
-                    cuzk_kind_name(st.kinds[k].kind), outcome[o], (unsigned long long)v[o]);
+                    cuzk_kind_name(st.kinds[k].kind), outcome_name(CUZK_JOB_COMPLETED + o),
+                    (unsigned long long)v[o]);
     }
     fprintf(f, "# HELP cuzk_queue_depth Jobs queued (pending) or running, by proof kind.\n"
                "# TYPE cuzk_queue_depth gauge\n");
