@@ -1388,11 +1388,12 @@ static void *prover_main(void *arg)
             jb->res.prove_ms += engine_to_ms(dt);
             if (!rc) {
                 dv->partitions++;
-                /* The working set is done with: free it (or pool it) before
-                 * finalizing. */
+                /* The working set is done with: pool or free it before
+                 * finalizing; the packed witness, always freed (and its
+                 * pages unmapped, milliseconds for a dense one), goes with
+                 * the part to the finalizer, off the device's path. */
                 engine_w_put(j, p);
                 engine_abc_put(j, p);
-                engine_wpack_drop(j, p);
                 cuzk_mem_unreserve(j->mem, p->reserved);
                 p->reserved = 0;
                 if (engine_job_stopped(jb)) {
@@ -1470,7 +1471,12 @@ static void *finalizer_main(void *arg)
         p->next = NULL;
         /* n_final stays counted while it is worked on. */
         job *jb = p->jb;
+        cuzk_wpack *wp = p->wp; /* left by the prover: freed outside the lock */
+        size_t wp_bytes = p->wp_bytes;
+        p->wp = NULL;
+        p->wp_bytes = 0;
         pthread_mutex_unlock(&j->lock);
+        cuzk_wpack_free(wp);
         cuzk_err rc = CUZK_OK;
         double t0 = cuzk_now();
         if (!engine_job_stopped(jb)) {
@@ -1491,6 +1497,8 @@ static void *finalizer_main(void *arg)
         char msg[1024];
         snprintf(msg, sizeof msg, "%s", cuzk_errmsg());
         pthread_mutex_lock(&j->lock);
+        if (wp)
+            cuzk_mem_uncharge(j->mem, wp_bytes);
         j->n_final--;
         jb->res.verify_ms += engine_to_ms(cuzk_now() - t0);
         if (rc) {
