@@ -229,6 +229,11 @@ typedef struct {
      * running the SpMV, and no host a, b, c exist. 1: the host SpMV
      * anyway (the CPU backend always uses it). */
     int host_spmv;
+    /* Tests only (0 in production): pack the witness as for a GPU backend
+     * even when the backend runs the SpMV on the host (the CPU backend then
+     * proves from the witness), so that the packed path (pack, prove,
+     * release by the finalizer) runs without a GPU. */
+    int test_pack_witness;
     cuzk_jobs_hook hook; /* tests only; NULL in production */
     void *hook_ctx;
 } cuzk_jobs_config;

@@ -909,7 +909,7 @@ static cuzk_err prepare(cuzk_jobs *j, job *jb)
     /* A device that computes a, b, c itself gets the witness packed: at
      * most 20 bytes per 64 variables plus the values that are not bits
      * (all of them, at worst) instead of a, b, c. */
-    jb->packed = j->device_spmv && circ->params->n_h == m - 1;
+    jb->packed = (j->device_spmv || j->cfg.test_pack_witness) && circ->params->n_h == m - 1;
     jb->abc_bytes = jb->packed ? 0 : 3 * m * sizeof(cuzk_fr);
     jb->part_bytes = jb->abc_bytes + scratch;
     if (jb->packed)

@@ -45,6 +45,17 @@ static cuzk_err hook(void *ctx, const cuzk_hook_event *ev)
     return CUZK_OK;
 }
 
+/* Working sets (a, b, c) allocated by synthesis, counted. */
+static unsigned allocs;
+
+static cuzk_err count_hook(void *ctx, const cuzk_hook_event *ev)
+{
+    (void)ctx;
+    if (ev->point == CUZK_HOOK_ALLOC)
+        __atomic_add_fetch(&allocs, 1, __ATOMIC_RELAXED);
+    return CUZK_OK;
+}
+
 static uint64_t srs_bytes_of(cuzk_srs_manager *m, const char *id)
 {
     cuzk_srs_info *l;
@@ -136,6 +147,31 @@ int main(void)
     CHECK(tot.evictions > 0);               /* one circuit's SRS made room for the other's */
     CHECK(hk.first_seen && hk.second_done); /* both were prepared at once */
     cuzk_jobs_free(j);
+
+    /* The packed path of GPU backends on the CPU: each partition's witness
+     * packed by synthesis (no partition allocates a, b, c: the working-set
+     * hook never runs), proved, and the pack released by the finalizer
+     * after the prove worker has moved on. Every proof verifies and nothing
+     * stays counted. Without the setting the same jobs allocate a, b, c. */
+    for (int packed = 1; packed >= 0; packed--) {
+        cfg.memory_budget = 0;
+        cfg.hook = count_hook;
+        cfg.test_pack_witness = packed;
+        __atomic_store_n(&allocs, 0, __ATOMIC_RELAXED);
+        CHECK_OK(cuzk_jobs_new(&cfg, fx.srs, &j));
+        if (!j)
+            return check_done("test_engine_budget");
+        run_jobs(j, reqs, 4, &fx);
+        CHECK_OK(cuzk_jobs_status_get(j, &st));
+        CHECK(st.completed == 4 && st.failed == 0 && st.n_jobs == 0);
+        CHECK(st.mem.reserved == 0 && st.mem.allocated == 0);
+        cuzk_jobs_status_free(&st);
+        cuzk_jobs_free(j);
+        unsigned a = __atomic_load_n(&allocs, __ATOMIC_RELAXED);
+        CHECK(packed ? a == 0 : a == 6); /* 2 + 2 + 1 + 1 partitions */
+        if (packed ? a != 0 : a != 6)
+            fprintf(stderr, "  packed=%d: %u working sets allocated\n", packed, a);
+    }
     fixture_close(&fx);
     return check_done("test_engine_budget");
 }
