@@ -407,7 +407,6 @@ const char *cuzk_jobs_backend(const cuzk_jobs *j)
     return cuzk_backend_name(j->provers[0].be);
 }
 
-/* Validation of what the call itself can know; lock not held. */
 /* The registry entry a Filecoin request names (cuzk_fc_resolve), refused
  * at once when cuzk lists it without proving it: a permanent refusal,
  * not one to retry. */
@@ -425,6 +424,7 @@ static cuzk_err resolve_request(const cuzk_job_request *r, cuzk_fc_family f,
     return CUZK_OK;
 }
 
+/* Validation of what the call itself can know; lock not held. */
 static cuzk_err check_request(const cuzk_jobs *j, const cuzk_job_request *r)
 {
     if (!cuzk_kind_valid(r->kind))
