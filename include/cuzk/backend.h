@@ -76,9 +76,15 @@ typedef struct {
      * device computes a, b, c itself (every row checked: EINVAL naming the
      * first unsatisfied constraint, as cuzk_groth16_abc), keeps h for msm_h
      * called with h_key (an address that is never read) and the expanded
-     * witness for the MSMs over w (not read either). End with witness_end. */
+     * witness for the MSMs over w (not read either). End with witness_end.
+     * next (NULL: none): the packed witness of the caller's next
+     * compute_h_pce, which the backend may start moving to the device
+     * meanwhile (gpu.h cuzk_gpu_compute_h_pce); it must stay valid until a
+     * compute_h_pce has returned or packed_drop has. */
     cuzk_err (*compute_h_pce)(cuzk_backend *be, const cuzk_pce *pce, const cuzk_wpack *wp,
-                              const cuzk_fr *w, const void *h_key);
+                              const cuzk_wpack *next, const cuzk_fr *w, const void *h_key);
+    /* Optional, with compute_h_pce: abandon what was started for its next. */
+    void (*packed_drop)(cuzk_backend *be);
 } cuzk_backend_ops;
 
 struct cuzk_backend {
@@ -117,6 +123,10 @@ cuzk_err cuzk_backend_device_mem(int ordinal, size_t *free_bytes, size_t *total_
  * (compute_h_pce): then a prover hands it cuzk_groth16_prove_packed's
  * arguments and needs no host a, b, c. */
 int cuzk_backend_device_spmv(const cuzk_backend *be);
+/* Abandon the upload cuzk_groth16_prove_packed_next started for its next
+ * (waits until it stops reading next). No-op when none, or on a backend
+ * that does not upload ahead. */
+void cuzk_backend_packed_drop(cuzk_backend *be);
 /* The GPU ordinal a backend runs on, or -1 for the CPU backend. */
 int cuzk_backend_device(const cuzk_backend *be);
 /* Host memory (bytes) a proof of 2^log_m constraints and n_vars variables

@@ -100,9 +100,19 @@ cuzk_err cuzk_gpu_compute_h_resident(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, co
  * expanded witness becomes the scalars of the MSMs over w_key (a host array
  * of the same n_inputs + n_aux elements, never read), as
  * cuzk_gpu_scalars_set would install it; h is kept for cuzk_gpu_msm_g1_h
- * called with h_key, a host address that is never read. */
+ * called with h_key, a host address that is never read.
+ * next (NULL: none): the packed witness of the next compute_h_pce the
+ * caller means to run on g. Once wp is on the device, next starts going up
+ * on the copy stream (from a thread of its own, through the staging
+ * buffers), under this proof's kernels and MSMs; the next compute_h_pce
+ * takes that copy when its wp is next, and drops it otherwise. next must
+ * stay valid and unchanged until a compute_h_pce has returned on g or
+ * cuzk_gpu_prefetch_drop has. */
 cuzk_err cuzk_gpu_compute_h_pce(cuzk_gpu *g, const cuzk_pce *pce, const cuzk_wpack *wp,
-                                const cuzk_fr *w_key, const void *h_key);
+                                const cuzk_wpack *next, const cuzk_fr *w_key, const void *h_key);
+/* Abandon a copy started for compute_h_pce's next: waits for it to stop
+ * reading the host and frees its device memory. No-op without one. */
+void cuzk_gpu_prefetch_drop(cuzk_gpu *g);
 /* Drop the constraint systems kept on the device. */
 void cuzk_gpu_pce_forget(cuzk_gpu *g);
 /* backend.h compute_h_odd_coset (snarkjs's basis) on the device, same

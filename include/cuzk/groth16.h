@@ -107,6 +107,17 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
 cuzk_err cuzk_groth16_prove_packed(cuzk_backend *be, const cuzk_params *params, const cuzk_pce *pce,
                                    const cuzk_fr *w, const cuzk_wpack *wp, const cuzk_fr *r,
                                    const cuzk_fr *s, cuzk_proof *out, cuzk_prove_timings *timings);
+/* cuzk_groth16_prove_packed told the packed witness of the caller's next
+ * packed proof on this backend (NULL: none): a device backend moves it to
+ * the device while this proof runs, so that the next one starts on a
+ * witness already there. next must stay valid and unchanged until a packed
+ * proof has run on the backend again or cuzk_backend_packed_drop has
+ * returned: call that before freeing next when its proof is not the next
+ * one after all. The proof does not depend on next. */
+cuzk_err cuzk_groth16_prove_packed_next(cuzk_backend *be, const cuzk_params *params,
+                                        const cuzk_pce *pce, const cuzk_fr *w, const cuzk_wpack *wp,
+                                        const cuzk_wpack *next, const cuzk_fr *r, const cuzk_fr *s,
+                                        cuzk_proof *out, cuzk_prove_timings *timings);
 
 /* Verify a proof against public inputs x_1..x_n (ONE excluded):
  * CUZK_OK when valid, CUZK_EVERIFY when not, EINVAL when n does not match the

@@ -362,6 +362,11 @@ typedef struct {
     /* partitions whose witness was written into a pooled buffer (no fresh
      * gigabytes faulted in for it) */
     uint64_t witness_buffers_reused;
+    /* partitions a prove worker took ahead, while proving the one before,
+     * so that their packed witness went up to the device meanwhile; and of
+     * those, the ones it gave back (a partition of higher priority came
+     * first, or the job stopped) */
+    uint64_t taken_ahead, ahead_given_back;
 } cuzk_jobs_status;
 
 cuzk_err cuzk_jobs_status_get(cuzk_jobs *j, cuzk_jobs_status *out);

@@ -192,9 +192,10 @@ struct cuzk_jobs {
     pinned_srs pinned[N_PINNED];
     pooled pool[N_POOL];
     size_t n_pool, pool_max;
-    int pin_abc;       /* a, b, c in page-locked memory (GPU devices) */
-    int device_spmv;   /* every prove worker computes a, b, c itself (jobs.h host_spmv) */
-    uint64_t w_reused; /* witnesses written into pooled buffers (atomic) */
+    int pin_abc;                /* a, b, c in page-locked memory (GPU devices) */
+    int device_spmv;            /* every prove worker computes a, b, c itself (jobs.h host_spmv) */
+    uint64_t w_reused;          /* witnesses written into pooled buffers (atomic) */
+    uint64_t ahead, ahead_back; /* partitions taken ahead, and given back (lock) */
     cpu_worker *synths, *finals;
     unsigned n_synths; /* synthesis_workers, plus the one kept for CRITICAL jobs */
 };

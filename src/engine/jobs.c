@@ -973,6 +973,8 @@ cuzk_err cuzk_jobs_status_get(cuzk_jobs *j, cuzk_jobs_status *out)
     for (size_t i = 0; i < j->n_pool; i++)
         out->pooled_bytes += j->pool[i].bytes;
     out->witness_buffers_reused = __atomic_load_n(&j->w_reused, __ATOMIC_RELAXED);
+    out->taken_ahead = j->ahead;
+    out->ahead_given_back = j->ahead_back;
     pthread_mutex_unlock(&j->lock);
     cuzk_mem_stats_get(j->mem, &out->mem);
     out->srs_bytes = srs_bytes;

@@ -1301,6 +1301,59 @@ static void keep_on_device(cuzk_jobs *j, prover *pw, pinned_srs *ps)
     pins_settle(j);
 }
 
+/* Taking a partition ahead. While a worker proves its last partition in
+ * hand, the next one it would take (the head of the ready list: highest
+ * priority, then oldest) may be taken already, so that the backend moves
+ * its packed witness to the device under the current proof's kernels
+ * (cuzk_groth16_prove_packed_next). Only packed partitions, and only when
+ * no other device is idle (it would have taken that partition at once). */
+static part *ahead_take(cuzk_jobs *j, int d)
+{
+    if (!j->ready)
+        return NULL;
+    for (size_t k = 0; k < j->n_devices; k++)
+        if ((int)k != d && j->devices[k].healthy && j->devices[k].idle)
+            return NULL;
+    /* pick_batch's choice: the top priority, its circuit resident here first */
+    part *q = j->ready;
+    for (part *p = j->ready; p && p->jb->prio == j->ready->jb->prio; p = p->next)
+        if (recent_on(&j->devices[d], p->jb)) {
+            q = p;
+            break;
+        }
+    if (!q->wp || q->host_spmv)
+        return NULL;
+    ready_unlink(j, q);
+    q->stage = CUZK_PART_PROVE;
+    q->device = j->devices[d].ordinal;
+    j->n_prove++;
+    j->ahead++;
+    pthread_cond_broadcast(&j->changed); /* room in the pipeline */
+    return q;
+}
+
+/* The partition taken ahead, when the worker does not prove it next after
+ * all: the upload started for it abandoned (the lock is released meanwhile;
+ * the partition is this worker's alone), then back to the ready list, or
+ * ended when its job stopped or no device is left. Lock held. */
+static void ahead_give_back(cuzk_jobs *j, prover *pw, part *q)
+{
+    pthread_mutex_unlock(&j->lock);
+    cuzk_backend_packed_drop(pw->be);
+    pthread_mutex_lock(&j->lock);
+    j->n_prove--;
+    j->ahead_back++;
+    if (engine_job_stopped(q->jb)) {
+        engine_part_end(j, q, CUZK_PART_CANCELLED);
+    } else if (!healthy_devices(j)) {
+        engine_fail_job(j, q->jb, "no healthy prove device left (see status: devices)");
+        engine_part_end(j, q, CUZK_PART_FAILED);
+    } else {
+        ready_insert(j, q);
+    }
+    pthread_cond_broadcast(&j->changed);
+}
+
 static void *prover_main(void *arg)
 {
     prover *pw = arg;
@@ -1308,10 +1361,24 @@ static void *prover_main(void *arg)
     device *dv = &j->devices[pw->dev];
     pthread_mutex_lock(&j->lock);
     size_t me = (size_t)(pw - j->provers);
-    while (dv->healthy) {
+    part *ahead = NULL; /* taken ahead while the last partition was proved */
+    while (dv->healthy || ahead) {
         part *batch[MAX_BATCH];
         size_t max = pw->batch_max < MAX_BATCH ? pw->batch_max : MAX_BATCH, n = 0;
         pinned_srs *ps = NULL;
+        if (ahead) {
+            /* Proved next, unless a partition of higher priority is ready
+             * now (CRITICAL overtakes at the partition boundary) */
+            part *q = ahead;
+            ahead = NULL;
+            if (j->stopping || !dv->healthy || engine_job_stopped(q->jb) ||
+                (j->ready && j->ready->jb->prio > q->jb->prio)) {
+                ahead_give_back(j, pw, q);
+                continue;
+            }
+            batch[n++] = q; /* counted as proving since it was taken */
+            goto prove;
+        }
         dv->idle++;
         while (!j->stopping && dv->healthy && !(ps = pin_wanted(j, me)) &&
                !(n = pick_batch(j, pw->dev, batch, max, 0)))
@@ -1345,10 +1412,17 @@ static void *prover_main(void *arg)
             batch[i]->device = dv->ordinal;
         }
         j->n_prove += (uint32_t)n;
+    prove:
         for (size_t i = 0; i < n; i++) {
             part *p = batch[i];
             job *jb = p->jb;
             if (engine_job_stopped(jb) || !dv->healthy) {
+                if (i > 0 && batch[i - 1]->wp && p->wp) {
+                    /* its witness may be going up already (below) */
+                    pthread_mutex_unlock(&j->lock);
+                    cuzk_backend_packed_drop(pw->be);
+                    pthread_mutex_lock(&j->lock);
+                }
                 j->n_prove--;
                 if (engine_job_stopped(jb))
                     engine_part_end(j, p, CUZK_PART_CANCELLED);
@@ -1359,6 +1433,13 @@ static void *prover_main(void *arg)
             dv->current = jb;
             remember(dv, jb);
             p->attempts++;
+            /* The packed witness of what this worker proves next goes up
+             * meanwhile: the batch's next partition, or one taken ahead. */
+            const cuzk_wpack *next = NULL;
+            if (p->wp && i + 1 < n)
+                next = batch[i + 1]->wp;
+            else if (p->wp && !j->stopping && (ahead = ahead_take(j, pw->dev)))
+                next = ahead->wp;
             pthread_mutex_unlock(&j->lock);
             const cuzk_pce *pce = jb->circ->pce;
             cuzk_groth16_shape sh = {pce->log_domain, pce->n_inputs,  pce->n_aux,
@@ -1371,9 +1452,11 @@ static void *prover_main(void *arg)
             memset(&tm, 0, sizeof tm);
             cuzk_threads_urgent(jb->prio == N_PRIO - 1);
             if (!rc && p->wp)
-                rc = cuzk_groth16_prove_packed(pw->be, jb->circ->params, pce, w, p->wp, NULL, NULL,
-                                               &p->proof, &tm);
-            else if (!rc)
+                rc = cuzk_groth16_prove_packed_next(pw->be, jb->circ->params, pce, w, p->wp, next,
+                                                    NULL, NULL, &p->proof, &tm);
+            else
+                cuzk_backend_packed_drop(pw->be); /* nothing proved packed settles it */
+            if (!rc && !p->wp)
                 rc = cuzk_groth16_prove_abc(pw->be, jb->circ->params, &sh, w, p->abc, p->abc + m,
                                             p->abc + 2 * m, NULL, NULL, &p->proof, &tm);
             cuzk_threads_urgent(0);

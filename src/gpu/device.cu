@@ -189,6 +189,7 @@ extern "C" cuzk_err cuzk_gpu_open(int ordinal, cuzk_gpu **out)
     if (!g)
         return cuzk_fail(CUZK_ENOMEM, "GPU handle: out of host memory");
     g->ordinal = ordinal;
+    pthread_mutex_init(&g->stage_mu, NULL);
     cudaError_t e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
     for (int i = 0; e == cudaSuccess && i < 4; i++)
         e = cudaEventCreate(&g->ev[i]);
@@ -205,6 +206,9 @@ extern "C" void cuzk_gpu_close(cuzk_gpu *g)
     if (!g)
         return;
     cudaSetDevice(g->ordinal);
+    gpu_prefetch_drop(g);
+    if (g->pf.done)
+        cudaEventDestroy(g->pf.done);
     cuzk_gpu_scalars_clear(g);
     gpu_drop_h(g);
     cuzk_gpu_msm_forget(g);
@@ -225,6 +229,7 @@ extern "C" void cuzk_gpu_close(cuzk_gpu *g)
         cudaStreamDestroy(g->cstream);
     if (g->mstream)
         cudaStreamDestroy(g->mstream);
+    pthread_mutex_destroy(&g->stage_mu);
     free(g);
 }
 
@@ -601,12 +606,9 @@ static int host_pinned(const void *host)
     return at.type == cudaMemoryTypeHost;
 }
 
-cuzk_err gpu_copy_h2d_on(cuzk_gpu *g, cudaStream_t st, void *dev, const void *host, size_t bytes)
+/* The copy through the two staging buffers, stage_mu held. */
+static cuzk_err staged_h2d(cuzk_gpu *g, cudaStream_t st, void *dev, const void *host, size_t bytes)
 {
-    if (bytes < STAGE_BYTES / 4 || host_pinned(host) || !stage_ready(g)) {
-        GPU_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, st), "copy to device");
-        return CUZK_OK;
-    }
     for (size_t off = 0, i = 0; off < bytes; i++) {
         size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
         int b = (int)(i & 1);
@@ -621,14 +623,46 @@ cuzk_err gpu_copy_h2d_on(cuzk_gpu *g, cudaStream_t st, void *dev, const void *ho
     return CUZK_OK;
 }
 
-cuzk_err gpu_copy_d2h(cuzk_gpu *g, void *host, const void *dev, size_t bytes)
+cuzk_err gpu_copy_h2d_on(cuzk_gpu *g, cudaStream_t st, void *dev, const void *host, size_t bytes)
 {
-    if (bytes < STAGE_BYTES / 4 || host_pinned(host) || !stage_ready(g)) {
-        GPU_TRY(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, g->stream),
-                "copy to host");
-        GPU_TRY(cudaStreamSynchronize(g->stream), "copy to host");
+    if (bytes < STAGE_BYTES / 4 || host_pinned(host)) {
+        GPU_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, st), "copy to device");
         return CUZK_OK;
     }
+    pthread_mutex_lock(&g->stage_mu);
+    cuzk_err rc = CUZK_OK;
+    if (stage_ready(g)) {
+        rc = staged_h2d(g, st, dev, host, bytes);
+    } else {
+        cudaError_t e = cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, st);
+        if (e != cudaSuccess)
+            rc = gpu_fail(e, "copy to device");
+    }
+    pthread_mutex_unlock(&g->stage_mu);
+    return rc;
+}
+
+static cuzk_err staged_d2h(cuzk_gpu *g, void *host, const void *dev, size_t bytes);
+
+cuzk_err gpu_copy_d2h(cuzk_gpu *g, void *host, const void *dev, size_t bytes)
+{
+    if (bytes >= STAGE_BYTES / 4 && !host_pinned(host)) {
+        pthread_mutex_lock(&g->stage_mu);
+        if (stage_ready(g)) {
+            cuzk_err rc = staged_d2h(g, host, dev, bytes);
+            pthread_mutex_unlock(&g->stage_mu);
+            return rc;
+        }
+        pthread_mutex_unlock(&g->stage_mu);
+    }
+    GPU_TRY(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, g->stream), "copy to host");
+    GPU_TRY(cudaStreamSynchronize(g->stream), "copy to host");
+    return CUZK_OK;
+}
+
+/* The copy through the two staging buffers, stage_mu held. */
+static cuzk_err staged_d2h(cuzk_gpu *g, void *host, const void *dev, size_t bytes)
+{
     size_t prev_off = 0, prev_len = 0;
     for (size_t off = 0, i = 0; off < bytes || prev_len; i++) {
         size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;

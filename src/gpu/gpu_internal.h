@@ -4,6 +4,7 @@
 #define CUZK_GPU_INTERNAL_H
 
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 /* The host headers are C: give their declarations C linkage here. */
@@ -64,6 +65,23 @@ typedef struct {
     uint64_t last_use;
 } gpu_density;
 
+/* The packed witness of the next proof, copied to the device ahead of it
+ * (spmv.cu): a compute_h_pce told its successor's witness starts the copy
+ * on the copy stream from a thread of its own, so the copy runs under its
+ * own kernels and MSMs; the next compute_h_pce takes the copy when its
+ * witness is that one, and drops it otherwise. */
+typedef struct {
+    const cuzk_wpack *wp; /* NULL: none */
+    uint64_t n, n_dense;  /* wp's, checked again when it is taken */
+    size_t meta_bytes;
+    void *dev; /* meta (rounded up to 64 bytes), then dense */
+    size_t meta, bytes;
+    cudaEvent_t done; /* recorded on the copy stream after the copy */
+    pthread_t thread;
+    int live; /* thread started and not joined */
+    int ok;   /* the thread issued every copy and recorded done */
+} gpu_prefetch;
+
 struct cuzk_gpu {
     int ordinal;
     cudaStream_t stream;
@@ -78,6 +96,9 @@ struct cuzk_gpu {
     void *stage[2];
     cudaEvent_t stage_ev[2];
     int stage_tried;
+    /* Held by a staged copy from start to end: a prefetch's thread and the
+     * caller's thread may both copy. */
+    pthread_mutex_t stage_mu;
     /* MSM bases kept on the device, by msm.cu. */
     gpu_resident res[GPU_MAX_RESIDENT];
     gpu_density dens[GPU_MAX_DENSITY];
@@ -104,6 +125,7 @@ struct cuzk_gpu {
     int mstream_tried;
     /* Constraint systems for the device SpMV (spmv.cu). */
     gpu_pce_slot pce[GPU_MAX_PCE];
+    gpu_prefetch pf;
 };
 
 /* The median of n timings (n >= 1), sorting t in place: the benchmarks'
@@ -171,9 +193,18 @@ static inline unsigned gpu_grid_for(size_t n)
  * *bad (device memory, set to ~0 first) lowered to the first row where
  * a*b != c. Returns once the work is enqueued, with *packed the device
  * copy of the packed witness, to cudaFree once the stream has run (NULL on
- * error). */
-cuzk_err gpu_pce_abc(cuzk_gpu *g, const cuzk_pce *pce, const cuzk_wpack *wp, void *dw, void *v[3],
-                     unsigned long long *bad, void **packed);
+ * error). pre: wp's copy from gpu_prefetch_take, or NULL to upload it here;
+ * the call owns it (freed on error). next (NULL: none), the packed witness
+ * of the caller's next proof, starts a prefetch once wp is up. */
+cuzk_err gpu_pce_abc(cuzk_gpu *g, const cuzk_pce *pce, const cuzk_wpack *wp, void *pre,
+                     const cuzk_wpack *next, void *dw, void *v[3], unsigned long long *bad,
+                     void **packed);
+/* The prefetch settled: wp's device copy, g->stream made to wait for it,
+ * when the prefetch holds wp's; NULL otherwise (no prefetch, another
+ * witness's, or its copy failed), the prefetch dropped either way. */
+void *gpu_prefetch_take(cuzk_gpu *g, const cuzk_wpack *wp);
+/* Wait for the prefetch's thread and copy, and free its device copy. */
+void gpu_prefetch_drop(cuzk_gpu *g);
 /* pce's image made resident (uploaded unless it is already): done first,
  * before a proof's own buffers, so that those never crowd it out. */
 cuzk_err gpu_pce_resident(cuzk_gpu *g, const cuzk_pce *pce);

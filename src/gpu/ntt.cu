@@ -748,29 +748,38 @@ extern "C" cuzk_err cuzk_gpu_compute_h_resident(cuzk_gpu *g, unsigned log_m, cuz
 }
 
 extern "C" cuzk_err cuzk_gpu_compute_h_pce(cuzk_gpu *g, const cuzk_pce *pce, const cuzk_wpack *wp,
-                                           const cuzk_fr *w_key, const void *h_key)
+                                           const cuzk_wpack *next, const cuzk_fr *w_key,
+                                           const void *h_key)
 {
     unsigned log_m = pce->log_domain;
-    CUZK_TRY(check_log(log_m));
     GPU_TRY(cudaSetDevice(g->ordinal), "select device");
-    CUZK_TRY(ntt_tables(g, log_m));
+    /* A copy made ahead is settled here, whatever happens below: taken when
+     * it is wp's (gpu_pce_abc owns it then), else dropped. */
+    void *pre = gpu_prefetch_take(g, wp);
+    cuzk_err rc = check_log(log_m);
+    if (!rc)
+        rc = ntt_tables(g, log_m);
     size_t n = (size_t)1 << log_m, bytes = n * sizeof(fr_t);
     size_t nw = (size_t)pce->n_inputs + pce->n_aux;
     gpu_drop_h(g); /* the device memory of an unused earlier h and witness */
     cuzk_gpu_scalars_clear(g);
-    CUZK_TRY(gpu_pce_resident(g, pce));
+    if (!rc)
+        rc = gpu_pce_resident(g, pce);
     void *da = NULL, *dbc = NULL, *dw = NULL, *pk = NULL;
-    cuzk_err rc = gpu_alloc(&da, bytes, "H: a");
+    if (!rc)
+        rc = gpu_alloc(&da, bytes, "H: a");
     if (!rc)
         rc = gpu_alloc(&dbc, 2 * bytes + 64, "H: b and c");
     if (!rc)
         rc = gpu_alloc(&dw, nw * sizeof(fr_t), "witness scalars");
     unsigned long long bad = ~0ull, *dbad = (unsigned long long *)((fr_t *)dbc + 2 * n);
+    if (rc)
+        cudaFree(pre);
     if (!rc) {
         fr_t *v[3] = {(fr_t *)da, (fr_t *)dbc, (fr_t *)dbc + n};
         void *vv[3] = {v[0], v[1], v[2]};
         gpu_times_begin(g);
-        rc = gpu_pce_abc(g, pce, wp, dw, vv, dbad, &pk);
+        rc = gpu_pce_abc(g, pce, wp, pre, next, dw, vv, dbad, &pk);
         if (!rc) {
             h_to_coset(g, v[0], log_m);
             h_to_coset(g, v[1], log_m);

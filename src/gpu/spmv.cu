@@ -218,32 +218,145 @@ cuzk_err gpu_pce_resident(cuzk_gpu *g, const cuzk_pce *p)
     return pce_resident(g, p, &d);
 }
 
-cuzk_err gpu_pce_abc(cuzk_gpu *g, const cuzk_pce *p, const cuzk_wpack *wp, void *dw, void *v[3],
-                     unsigned long long *bad, void **packed)
+/* ---- the next proof's packed witness, copied ahead ---------------------- */
+
+static size_t packed_meta(const cuzk_wpack *wp)
+{
+    return (wp->meta_bytes + 63) & ~(size_t)63;
+}
+
+/* The prefetch's thread: the staged copies on the copy stream (the staging
+ * buffers' lock makes them wait for any staged copy of the caller's). */
+static void *prefetch_main(void *arg)
+{
+    cuzk_gpu *g = (cuzk_gpu *)arg;
+    gpu_prefetch *f = &g->pf;
+    cudaStream_t cs = gpu_copy_stream(g);
+    f->ok = cudaSetDevice(g->ordinal) == cudaSuccess &&
+            gpu_copy_h2d_on(g, cs, f->dev, f->wp->meta, f->wp->meta_bytes) == CUZK_OK &&
+            (!f->wp->n_dense || gpu_copy_h2d_on(g, cs, (uint8_t *)f->dev + f->meta, f->wp->dense,
+                                                f->bytes - f->meta) == CUZK_OK) &&
+            cudaEventRecord(f->done, cs) == cudaSuccess;
+    if (!f->ok)
+        cudaGetLastError();
+    return NULL;
+}
+
+/* Start copying wp to the device on the copy stream, from a thread, so the
+ * caller goes on enqueueing its kernels. Best effort: without a copy stream
+ * of its own, an event, device memory for it or a thread, nothing starts. */
+static void prefetch_start(cuzk_gpu *g, const cuzk_wpack *wp)
+{
+    gpu_prefetch *f = &g->pf;
+    if (gpu_copy_stream(g) == g->stream) /* made here, not on the thread */
+        return;
+    if (!f->done && cudaEventCreateWithFlags(&f->done, cudaEventDisableTiming) != cudaSuccess) {
+        cudaGetLastError();
+        f->done = NULL;
+        return;
+    }
+    size_t meta = packed_meta(wp), bytes = meta + (size_t)wp->n_dense * sizeof(fr_t);
+    void *d = NULL;
+    if (cudaMalloc(&d, bytes) != cudaSuccess) { /* no room: it goes up in its own turn */
+        cudaGetLastError();
+        return;
+    }
+    f->wp = wp;
+    f->n = wp->n;
+    f->n_dense = wp->n_dense;
+    f->meta_bytes = wp->meta_bytes;
+    f->dev = d;
+    f->meta = meta;
+    f->bytes = bytes;
+    f->ok = 0;
+    if (pthread_create(&f->thread, NULL, prefetch_main, g)) {
+        cudaFree(d);
+        f->wp = NULL;
+        f->dev = NULL;
+        return;
+    }
+    f->live = 1;
+}
+
+void gpu_prefetch_drop(cuzk_gpu *g)
+{
+    gpu_prefetch *f = &g->pf;
+    if (f->live)
+        pthread_join(f->thread, NULL);
+    f->live = 0;
+    if (f->dev) {
+        cudaStreamSynchronize(gpu_copy_stream(g)); /* the copy has stopped reading wp */
+        cudaFree(f->dev);
+    }
+    f->dev = NULL;
+    f->wp = NULL;
+}
+
+extern "C" void cuzk_gpu_prefetch_drop(cuzk_gpu *g)
+{
+    cudaSetDevice(g->ordinal);
+    gpu_prefetch_drop(g);
+}
+
+void *gpu_prefetch_take(cuzk_gpu *g, const cuzk_wpack *wp)
+{
+    gpu_prefetch *f = &g->pf;
+    void *d = NULL;
+    if (!f->wp)
+        return NULL;
+    if (f->live)
+        pthread_join(f->thread, NULL);
+    f->live = 0;
+    if (f->wp == wp && f->ok && f->n == wp->n && f->n_dense == wp->n_dense &&
+        f->meta_bytes == wp->meta_bytes) {
+        if (cudaStreamWaitEvent(g->stream, f->done, 0) == cudaSuccess) {
+            d = f->dev;
+            f->dev = NULL;
+        } else {
+            cudaGetLastError();
+        }
+    }
+    gpu_prefetch_drop(g);
+    return d;
+}
+
+cuzk_err gpu_pce_abc(cuzk_gpu *g, const cuzk_pce *p, const cuzk_wpack *wp, void *pre,
+                     const cuzk_wpack *next, void *dw, void *v[3], unsigned long long *bad,
+                     void **packed)
 {
     *packed = NULL;
     uint64_t n_vars = (uint64_t)p->n_inputs + p->n_aux;
-    if (wp->n != n_vars)
-        return cuzk_fail(CUZK_EINVAL,
-                         "device SpMV: the packed witness has %llu elements, the "
-                         "constraint system %llu variables",
-                         (unsigned long long)wp->n, (unsigned long long)n_vars);
+    cuzk_err rc = CUZK_OK;
     const uint8_t *d;
-    CUZK_TRY(pce_resident(g, p, &d));
-    size_t image_bytes;
-    const uint8_t *image = cuzk_pce_image(p, &image_bytes);
-    size_t meta = (wp->meta_bytes + 63) & ~(size_t)63, dense = (size_t)wp->n_dense * sizeof(fr_t);
-    void *pk;
-    CUZK_TRY(gpu_alloc(&pk, meta + dense, "packed witness"));
-    cuzk_err rc = gpu_copy_h2d(g, pk, wp->meta, wp->meta_bytes);
-    if (!rc && dense)
-        rc = gpu_copy_h2d(g, (uint8_t *)pk + meta, wp->dense, dense);
+    if (wp->n != n_vars)
+        rc = cuzk_fail(CUZK_EINVAL,
+                       "device SpMV: the packed witness has %llu elements, the "
+                       "constraint system %llu variables",
+                       (unsigned long long)wp->n, (unsigned long long)n_vars);
+    if (!rc)
+        rc = pce_resident(g, p, &d);
     if (rc) {
-        cudaStreamSynchronize(g->stream);
-        cudaFree(pk);
+        cudaFree(pre);
         return rc;
     }
+    size_t image_bytes;
+    const uint8_t *image = cuzk_pce_image(p, &image_bytes);
+    size_t meta = packed_meta(wp), dense = (size_t)wp->n_dense * sizeof(fr_t);
+    void *pk = pre;
+    if (!pk) {
+        CUZK_TRY(gpu_alloc(&pk, meta + dense, "packed witness"));
+        rc = gpu_copy_h2d(g, pk, wp->meta, wp->meta_bytes);
+        if (!rc && dense)
+            rc = gpu_copy_h2d(g, (uint8_t *)pk + meta, wp->dense, dense);
+        if (rc) {
+            cudaStreamSynchronize(g->stream);
+            cudaFree(pk);
+            return rc;
+        }
+    }
     gpu_times_mark(g, 1);
+    if (next && next != wp)
+        prefetch_start(g, next);
     const uint64_t *small = (const uint64_t *)pk, *ones = small + wp->words;
     const uint32_t *before = (const uint32_t *)(ones + wp->words);
     k_wpack_expand<<<gpu_grid_for(n_vars), 256, 0, g->stream>>>(

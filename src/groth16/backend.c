@@ -120,6 +120,12 @@ int cuzk_backend_device_spmv(const cuzk_backend *be)
     return be->ops->compute_h_pce != NULL;
 }
 
+void cuzk_backend_packed_drop(cuzk_backend *be)
+{
+    if (be->ops->packed_drop)
+        be->ops->packed_drop(be);
+}
+
 int cuzk_backend_device(const cuzk_backend *be)
 {
     return be->ops->device ? be->ops->device(be) : -1;

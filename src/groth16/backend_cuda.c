@@ -13,7 +13,8 @@
  *   compute_h_pce        on the GPU (src/gpu/spmv.cu: the constraint system
  *                        kept on the device, the packed witness expanded
  *                        there, a, b, c by a device SpMV with every row
- *                        checked, then as compute_h_resident)
+ *                        checked, then as compute_h_resident; the next
+ *                        proof's packed witness uploaded meanwhile)
  *   compute_h_odd_coset  on the GPU (src/gpu/ntt.cu: snarkjs's basis, the
  *                        index permutation of backend_cpu.c around the
  *                        same NTTs)
@@ -73,10 +74,15 @@ static cuzk_err cuda_compute_h_resident(cuzk_backend *be, unsigned log_m, cuzk_f
 }
 
 static cuzk_err cuda_compute_h_pce(cuzk_backend *be, const cuzk_pce *pce, const cuzk_wpack *wp,
-                                   const cuzk_fr *w, const void *h_key)
+                                   const cuzk_wpack *next, const cuzk_fr *w, const void *h_key)
 {
     CUZK_TRY(cuzk_gpu_bind(gpu_of(be)));
-    return cuzk_gpu_compute_h_pce(gpu_of(be), pce, wp, w, h_key);
+    return cuzk_gpu_compute_h_pce(gpu_of(be), pce, wp, next, w, h_key);
+}
+
+static void cuda_packed_drop(cuzk_backend *be)
+{
+    cuzk_gpu_prefetch_drop(gpu_of(be));
 }
 
 static cuzk_err cuda_msm_h(cuzk_backend *be, blst_p1 *out, const blst_p1_affine *bases,
@@ -153,6 +159,7 @@ static const cuzk_backend_ops cuda_ops = {
     .bases_pinned = cuda_bases_pinned,
     .forget_bases = cuda_forget_bases,
     .compute_h_pce = cuda_compute_h_pce,
+    .packed_drop = cuda_packed_drop,
 };
 
 cuzk_err cuzk_backend_cuda_open(int ordinal, cuzk_backend **out)

@@ -520,10 +520,22 @@ cuzk_err cuzk_groth16_prove_packed(cuzk_backend *be, const cuzk_params *params, 
                                    const cuzk_fr *w, const cuzk_wpack *wp, const cuzk_fr *r_in,
                                    const cuzk_fr *s_in, cuzk_proof *out, cuzk_prove_timings *tm)
 {
-    if (!wp || wp->n != (uint64_t)pce->n_inputs + pce->n_aux)
+    return cuzk_groth16_prove_packed_next(be, params, pce, w, wp, NULL, r_in, s_in, out, tm);
+}
+
+cuzk_err cuzk_groth16_prove_packed_next(cuzk_backend *be, const cuzk_params *params,
+                                        const cuzk_pce *pce, const cuzk_fr *w, const cuzk_wpack *wp,
+                                        const cuzk_wpack *next, const cuzk_fr *r_in,
+                                        const cuzk_fr *s_in, cuzk_proof *out,
+                                        cuzk_prove_timings *tm)
+{
+    if (!wp || wp->n != (uint64_t)pce->n_inputs + pce->n_aux) {
+        /* no compute_h_pce settles an upload started for this proof */
+        cuzk_backend_packed_drop(be);
         return cuzk_fail(CUZK_EINVAL, "packed witness of %llu elements for a circuit of %llu",
                          wp ? (unsigned long long)wp->n : 0ull,
                          (unsigned long long)(pce->n_inputs + pce->n_aux));
+    }
     if (!be->ops->compute_h_pce)
         return cuzk_groth16_prove(be, params, pce, w, r_in, s_in, out, tm);
     cuzk_prove_timings tl;
@@ -535,13 +547,17 @@ cuzk_err cuzk_groth16_prove_packed(cuzk_backend *be, const cuzk_params *params, 
                              pce->a_density,  pce->b_density, NULL};
     cuzk_h_basis basis;
     cuzk_fr r, s;
-    CUZK_TRY(prove_start(be, params, &sh, w, r_in, s_in, &r, &s, &basis));
-    if (basis != CUZK_H_BELLPERSON)
-        return cuzk_fail(CUZK_EINVAL, "prove from a packed witness: the parameters' h query is "
-                                      "in snarkjs's basis; only bellperson's is supported");
+    cuzk_err rc = prove_start(be, params, &sh, w, r_in, s_in, &r, &s, &basis);
+    if (!rc && basis != CUZK_H_BELLPERSON)
+        rc = cuzk_fail(CUZK_EINVAL, "prove from a packed witness: the parameters' h query is "
+                                    "in snarkjs's basis; only bellperson's is supported");
+    if (rc) {
+        cuzk_backend_packed_drop(be);
+        return rc;
+    }
     const cuzk_fr *h_key = (const cuzk_fr *)(const void *)wp;
     double t = cuzk_now();
-    cuzk_err rc = be->ops->compute_h_pce(be, pce, wp, w, h_key);
+    rc = be->ops->compute_h_pce(be, pce, wp, next, w, h_key);
     if (rc) {
         if (be->ops->witness_end)
             be->ops->witness_end(be);
