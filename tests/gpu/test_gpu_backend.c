@@ -459,6 +459,34 @@ static void test_prove(cuzk_backend *cpu, cuzk_backend *cuda, uint64_t n)
         CHECK(!memcmp(&pp4, &p2, sizeof p2));
         CHECK(t4.spmv == 0 && t4.dev_h_kernel > 0 && t4.dev_msm_kernel > 0);
     }
+    /* Uploaded ahead: each proof is told the next one's packed witness (a
+     * second pack of the same w: another host array), whose proof then
+     * starts on the copy made meanwhile; the same bytes. A copy made for a
+     * witness that is not proved next is dropped, by the next proof or by
+     * cuzk_backend_packed_drop, and never stands in for another. */
+    cuzk_wpack *wp2 = NULL;
+    CHECK_OK(cuzk_wpack_build(w, nv, &wp2));
+    if (wp && wp2) {
+        const cuzk_wpack *seq[5] = {wp, wp2, wp, wp2, wp};
+        for (int i = 0; i < 5; i++) {
+            cuzk_proof pa;
+            CHECK_OK(cuzk_groth16_prove_packed_next(cuda, &params, pce, w, seq[i],
+                                                    i + 1 < 5 ? seq[i + 1] : NULL, &r, &s, &pa,
+                                                    NULL));
+            CHECK(!memcmp(&pa, &p2, sizeof p2));
+        }
+        cuzk_proof pa;
+        /* made for wp2, then wp proved: dropped */
+        CHECK_OK(cuzk_groth16_prove_packed_next(cuda, &params, pce, w, wp, wp2, &r, &s, &pa, NULL));
+        CHECK_OK(cuzk_groth16_prove_packed(cuda, &params, pce, w, wp, &r, &s, &pa, NULL));
+        CHECK(!memcmp(&pa, &p2, sizeof p2));
+        /* made for wp2, abandoned by the caller, then wp2 proved */
+        CHECK_OK(cuzk_groth16_prove_packed_next(cuda, &params, pce, w, wp, wp2, &r, &s, &pa, NULL));
+        cuzk_backend_packed_drop(cuda);
+        cuzk_backend_packed_drop(cuda); /* nothing left: no-op */
+        CHECK_OK(cuzk_groth16_prove_packed(cuda, &params, pce, w, wp2, &r, &s, &pa, NULL));
+        CHECK(!memcmp(&pa, &p2, sizeof p2));
+    }
     /* An unsatisfied witness: the device names the row the CPU names. */
     cuzk_fr *bad = malloc(nv * sizeof *bad);
     memcpy(bad, w, nv * sizeof *bad);
@@ -475,6 +503,26 @@ static void test_prove(cuzk_backend *cpu, cuzk_backend *cuda, uint64_t n)
     /* and the handle goes on proving right afterwards */
     CHECK_OK(cuzk_groth16_prove_packed(cuda, &params, pce, w, wp, &r, &s, &pbad, NULL));
     CHECK(!memcmp(&pbad, &p2, sizeof p2));
+    if (wp2) {
+        /* the satisfied wp2 uploaded ahead, then the unsatisfied one proved:
+         * wp2's copy is not used for it */
+        CHECK_OK(cuzk_groth16_prove_packed_next(cuda, &params, pce, w, wp, wp2, &r, &s, &pbad,
+                                                NULL));
+        CHECK_ERR(cuzk_groth16_prove_packed(cuda, &params, pce, bad, bad_wp, &r, &s, &pbad, NULL),
+                  CUZK_EINVAL, cpu_msg);
+        /* the unsatisfied one uploaded ahead and proved from that copy:
+         * the same row named; that failing proof still uploads the wp2 it
+         * was told of, and wp2's proof, from that copy, is right */
+        CHECK_OK(cuzk_groth16_prove_packed_next(cuda, &params, pce, w, wp, bad_wp, &r, &s, &pbad,
+                                                NULL));
+        CHECK_ERR(cuzk_groth16_prove_packed_next(cuda, &params, pce, bad, bad_wp, wp2, &r, &s,
+                                                 &pbad, NULL),
+                  CUZK_EINVAL, cpu_msg);
+        CHECK_OK(cuzk_groth16_prove_packed(cuda, &params, pce, w, wp2, &r, &s, &pbad, NULL));
+        CHECK(!memcmp(&pbad, &p2, sizeof p2));
+        cuzk_wpack_free(wp2);
+        wp2 = NULL;
+    }
     /* ... and a 0/1 variable flipped, which the device reads as its bit */
     cuzk_fr zero, one;
     memset(&zero, 0, sizeof zero);
