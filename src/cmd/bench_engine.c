@@ -391,7 +391,7 @@ int bench_engine(int argc, char **argv)
                "prove_s_per_partition=%.2f admissions_refused=%llu peak_rss_gib=%.1f "
                "steady_peak_rss_gib=%.1f peak_reserved_gib=%.1f srs_gib=%.1f steady_intervals=%d "
                "steady_interval_min_s=%.2f steady_interval_max_s=%.2f "
-               "steady_device_s_per_proof=%.2f\n",
+               "steady_device_s_per_proof=%.2f taken_ahead=%llu ahead_given_back=%llu\n",
                log_n, parts, n_jobs, completed, st.n_devices, wall, wall / n_jobs, steady,
                dev_s / (wall * nd), n_jobs > 1 ? (dev_s - dev_s_first) / (steady_span * nd) : 0,
                busy_s / (wall * nd), n_jobs > 1 ? (busy_s - busy_s_first) / (steady_span * nd) : 0,
@@ -399,7 +399,8 @@ int bench_engine(int argc, char **argv)
                (unsigned long long)st.mem.refusals, gib((double)st.mem.peak_rss),
                gib((double)steady_rss), gib((double)st.mem.peak_reserved),
                gib((double)st.srs_bytes), n_jobs - 1, iv_min, iv_max,
-               n_jobs > 1 ? (dev_s - dev_s_first) / (n_jobs - 1) : dev_s);
+               n_jobs > 1 ? (dev_s - dev_s_first) / (n_jobs - 1) : dev_s,
+               (unsigned long long)st.taken_ahead, (unsigned long long)st.ahead_given_back);
         cuzk_jobs_status_free(&st);
         if (completed != n_jobs)
             rc = 1;

@@ -86,13 +86,15 @@ void cuzk_daemon_status_json(cuzk_daemon *d, FILE *f)
             ",\"engine\":{\"memory_budget_bytes\":%llu,\"reserved_bytes\":%llu,"
             "\"reserved_peak_bytes\":%llu,\"allocated_bytes\":%llu,\"allocated_peak_bytes\":%llu,"
             "\"srs_bytes\":%llu,\"pooled_bytes\":%llu,\"rss_peak_bytes\":%llu,\"admitted\":%llu,"
-            "\"admissions_refused\":%llu,\"partitions\":{\"synthesis\":%u,\"ready\":%u,"
+            "\"admissions_refused\":%llu,\"taken_ahead\":%llu,\"ahead_given_back\":%llu,"
+            "\"partitions\":{\"synthesis\":%u,\"ready\":%u,"
             "\"prove\":%u,\"finalize\":%u},\"devices\":[",
             (unsigned long long)js.mem.budget, (unsigned long long)js.mem.reserved,
             (unsigned long long)js.mem.peak_reserved, (unsigned long long)js.mem.allocated,
             (unsigned long long)js.mem.peak_allocated, (unsigned long long)js.srs_bytes,
             (unsigned long long)js.pooled_bytes, (unsigned long long)js.mem.peak_rss,
             (unsigned long long)js.mem.admissions, (unsigned long long)js.mem.refusals,
+            (unsigned long long)js.taken_ahead, (unsigned long long)js.ahead_given_back,
             js.synthesizing, js.ready, js.proving, js.finalizing);
     for (size_t i = 0; i < js.n_devices; i++) {
         const cuzk_jobs_device *dv = &js.devices[i];

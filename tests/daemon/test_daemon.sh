@@ -177,7 +177,7 @@ if $PY -c 'import json,sys; d=json.loads(sys.argv[1].split(" ",1)[1]); assert d[
 fi
 # The engine: the budget, partitions admitted so far, the CPU backend as one healthy
 # device that proved them, nothing reserved while idle.
-if $PY -c 'import json,sys; e=json.loads(sys.argv[1].split(" ",1)[1])["engine"]; d=e["devices"]; assert e["memory_budget_bytes"]==1<<30 and e["admitted"]>0 and e["reserved_bytes"]==0 and len(d)==1 and d[0]["ordinal"]==-1 and d[0]["healthy"] and d[0]["partitions"]>0 and d[0]["busy_seconds"]>0' "$out"; then ok; else
+if $PY -c 'import json,sys; e=json.loads(sys.argv[1].split(" ",1)[1])["engine"]; d=e["devices"]; assert e["memory_budget_bytes"]==1<<30 and e["admitted"]>0 and e["reserved_bytes"]==0 and e["taken_ahead"]==0 and e["ahead_given_back"]==0 and len(d)==1 and d[0]["ordinal"]==-1 and d[0]["healthy"] and d[0]["partitions"]>0 and d[0]["busy_seconds"]>0' "$out"; then ok; else
     bad "/status engine: $out"
 fi
 out=$(http_get "http://127.0.0.1:$PORT/metrics")
