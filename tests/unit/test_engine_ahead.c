@@ -179,17 +179,9 @@ int main(void)
     fixture fx;
     if (!fixture_open(&fx, "test_engine_ahead"))
         return 1;
-    cuzk_jobs_config cfg = {.workers = 1,
-                            .backend = "cpu",
-                            .verify_proofs = 1,
-                            .param_dir = fx.dir,
-                            .retain = 16,
-                            .max_queued = 16,
-                            .max_queued_bytes = 1 << 20,
-                            .max_synthetic = 1 << 16,
-                            .synthesis_workers = 2,
-                            .hook = hook,
-                            .test_pack_witness = 1};
+    cuzk_jobs_config cfg = cpu_engine_cfg(&fx);
+    cfg.hook = hook;
+    cfg.test_pack_witness = 1;
     cuzk_jobs *j;
     CHECK_OK(cuzk_jobs_new(&cfg, fx.srs, &j));
     if (!j)

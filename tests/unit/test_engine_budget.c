@@ -97,15 +97,7 @@ int main(void)
     cuzk_job_request reqs[4] = {synth_req(1024, 2, 21, 2, 0), synth_req(1024, 2, 22, 2, 0),
                                 synth_req(1024, 2, 21, 1, 0), synth_req(1024, 2, 22, 1, 0)};
     /* Files and sizes, without a budget. */
-    cuzk_jobs_config cfg = {.workers = 1,
-                            .backend = "cpu",
-                            .verify_proofs = 1,
-                            .param_dir = fx.dir,
-                            .retain = 16,
-                            .max_queued = 16,
-                            .max_queued_bytes = 1 << 20,
-                            .max_synthetic = 1 << 16,
-                            .synthesis_workers = 2};
+    cuzk_jobs_config cfg = cpu_engine_cfg(&fx);
     cuzk_jobs *j;
     CHECK_OK(cuzk_jobs_new(&cfg, fx.srs, &j));
     if (!j)

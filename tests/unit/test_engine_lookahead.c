@@ -60,18 +60,10 @@ static int wait_ready(cuzk_jobs *j, const char *id, uint32_t p)
 
 static void run(const fixture *fx, int lookahead)
 {
-    cuzk_jobs_config cfg = {.workers = 1,
-                            .backend = "cpu",
-                            .verify_proofs = 1,
-                            .param_dir = fx->dir,
-                            .retain = 16,
-                            .max_queued = 16,
-                            .max_queued_bytes = 1 << 20,
-                            .max_synthetic = 1 << 16,
-                            .synthesis_workers = 2,
-                            .pipeline_depth = 1,
-                            .lookahead = lookahead,
-                            .hook = hook};
+    cuzk_jobs_config cfg = cpu_engine_cfg(fx);
+    cfg.pipeline_depth = 1;
+    cfg.lookahead = lookahead;
+    cfg.hook = hook;
     cuzk_jobs *j;
     CHECK_OK(cuzk_jobs_new(&cfg, fx->srs, &j));
     if (!j)
