@@ -190,40 +190,32 @@ int bench_partition(int argc, char **argv)
         pack_s = cuzk_now() - t;
         printf("pack s=%.3f bytes=%zu dense=%llu of %llu\n", pack_s, cuzk_wpack_bytes(wp),
                (unsigned long long)wp->n_dense, (unsigned long long)wp->n);
-        for (int i = 0; i <= reps && i < MAX_REPS && !e; i++) {
-            cuzk_proof proof;
-            cuzk_prove_timings tm;
-            if (!(e = cuzk_groth16_prove_packed(be, &params, pce, w, wp, NULL, NULL, &proof, &tm)))
-                e = cuzk_groth16_verify(&params.vk, w + 1, pce->n_inputs - 1, &proof);
-            if (!e) {
-                print_proof(i == 0 ? "packed-first" : "packed", i, &tm);
+        /* R + 1 proofs from wp ("packed"), then R + 1 uploaded ahead
+         * ("packed-ahead"): wp and a second pack of w alternate, each proof
+         * told the next one's */
+        cuzk_wpack *wp2 = NULL;
+        e = cuzk_wpack_build(w, (uint64_t)pce->n_inputs + pce->n_aux, &wp2);
+        const int n = reps + 1 < MAX_REPS ? reps + 1 : MAX_REPS;
+        for (int ahead = 0; ahead < 2 && !e; ahead++)
+            for (int i = 0; i < n && !e; i++) {
+                cuzk_proof proof;
+                cuzk_prove_timings tm;
+                const cuzk_wpack *cur = ahead && i % 2 ? wp2 : wp, *nx = cur == wp ? wp2 : wp;
+                if (!(e = cuzk_groth16_prove_packed_next(be, &params, pce, w, cur,
+                                                         ahead && i + 1 < n ? nx : NULL, NULL, NULL,
+                                                         &proof, &tm)))
+                    e = cuzk_groth16_verify(&params.vk, w + 1, pce->n_inputs - 1, &proof);
+                if (e)
+                    break;
+                print_proof(ahead ? "packed-ahead" : i == 0 ? "packed-first" : "packed", i, &tm);
                 fflush(stdout);
-                if (i > 0 || reps == 0) {
+                if (ahead && i > 0) {
+                    ah_dv[nah++] = device_s(&tm);
+                } else if (!ahead && (i > 0 || reps == 0)) {
                     pk_tot[npk] = tm.total;
                     pk_dv[npk++] = device_s(&tm);
                 }
             }
-        }
-        /* uploaded ahead: wp and a second pack of w alternate */
-        cuzk_wpack *wp2 = NULL;
-        if (!e)
-            e = cuzk_wpack_build(w, (uint64_t)pce->n_inputs + pce->n_aux, &wp2);
-        int n_ahead = reps + 1 < MAX_REPS ? reps + 1 : MAX_REPS;
-        for (int i = 0; i < n_ahead && !e; i++) {
-            cuzk_proof proof;
-            cuzk_prove_timings tm;
-            const cuzk_wpack *cur = i % 2 ? wp2 : wp, *nx = i % 2 ? wp : wp2;
-            if (!(e = cuzk_groth16_prove_packed_next(be, &params, pce, w, cur,
-                                                     i + 1 < n_ahead ? nx : NULL, NULL, NULL,
-                                                     &proof, &tm)))
-                e = cuzk_groth16_verify(&params.vk, w + 1, pce->n_inputs - 1, &proof);
-            if (!e) {
-                print_proof("packed-ahead", i, &tm);
-                fflush(stdout);
-                if (i > 0)
-                    ah_dv[nah++] = device_s(&tm);
-            }
-        }
         cuzk_backend_packed_drop(be);
         cuzk_wpack_free(wp2);
         cuzk_wpack_free(wp);

@@ -71,12 +71,9 @@ typedef struct {
  * own kernels and MSMs; the next compute_h_pce takes the copy when its
  * witness is that one, and drops it otherwise. */
 typedef struct {
-    const cuzk_wpack *wp; /* NULL: none */
-    uint64_t n, n_dense;  /* wp's, checked again when it is taken */
-    size_t meta_bytes;
-    void *dev; /* meta (rounded up to 64 bytes), then dense */
-    size_t meta, bytes;
-    cudaEvent_t done; /* recorded on the copy stream after the copy */
+    const cuzk_wpack *wp; /* NULL: none; the caller keeps it until taken or dropped */
+    void *dev;            /* meta (rounded up to 64 bytes), then dense */
+    cudaEvent_t done;     /* recorded on the copy stream after the copy */
     pthread_t thread;
     int live; /* thread started and not joined */
     int ok;   /* the thread issued every copy and recorded done */
