@@ -42,8 +42,10 @@ static int row_unsatisfied(void *vctx, uint64_t i)
     return !cuzk_fr_eq(&t, &c->c[i]);
 }
 
+/* The parameters' counts against the circuit's: from the PCE's popcounts
+ * when there is one (taken when it was loaded), else from the bitmaps. */
 static cuzk_err check_counts(const cuzk_params *p, const cuzk_groth16_shape *sh,
-                             cuzk_h_basis *basis)
+                             const cuzk_pce *pce, cuzk_h_basis *basis)
 {
     uint64_t m = (uint64_t)1 << sh->log_m;
     if (p->n_h == m - 1)
@@ -56,15 +58,19 @@ static cuzk_err check_counts(const cuzk_params *p, const cuzk_groth16_shape *sh,
                          "needs %llu (or %llu in the odd-coset basis of zkey files)",
                          p->n_h, (unsigned long long)(m - 1), (unsigned long long)m);
     size_t n_vars = sh->n_inputs + sh->n_aux;
+    uint64_t na =
+        pce ? pce->a_input_count + pce->a_aux_count : cuzk_bitmap_count(sh->a_density, n_vars);
+    uint64_t nb =
+        pce ? pce->b_input_count + pce->b_aux_count : cuzk_bitmap_count(sh->b_density, n_vars);
     struct {
         const char *name;
         uint64_t have, want;
     } c[] = {
         {"ic", p->vk.n_ic, sh->n_inputs},
         {"l", p->n_l, sh->l_density ? cuzk_bitmap_count(sh->l_density, sh->n_aux) : sh->n_aux},
-        {"a", p->n_a, cuzk_bitmap_count(sh->a_density, n_vars)},
-        {"b_g1", p->n_b_g1, cuzk_bitmap_count(sh->b_density, n_vars)},
-        {"b_g2", p->n_b_g2, cuzk_bitmap_count(sh->b_density, n_vars)},
+        {"a", p->n_a, na},
+        {"b_g1", p->n_b_g1, nb},
+        {"b_g2", p->n_b_g2, nb},
     };
     for (size_t i = 0; i < sizeof c / sizeof *c; i++)
         if (c[i].have != c[i].want)
@@ -107,7 +113,7 @@ cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const c
     cuzk_groth16_shape sh = {pce->log_domain, pce->n_inputs,  pce->n_aux,
                              pce->a_density,  pce->b_density, NULL};
     cuzk_h_basis basis;
-    CUZK_TRY(check_counts(params, &sh, &basis));
+    CUZK_TRY(check_counts(params, &sh, pce, &basis));
     size_t m = (size_t)1 << pce->log_domain;
     cuzk_fr *a = calloc(m, sizeof *a), *b = calloc(m, sizeof *b), *c = calloc(m, sizeof *c);
     cuzk_err rc = CUZK_OK;
@@ -205,7 +211,7 @@ cuzk_err cuzk_groth16_prove_batch(cuzk_backend *be, const cuzk_params *params, c
     cuzk_groth16_shape sh = {pce->log_domain, pce->n_inputs,  pce->n_aux,
                              pce->a_density,  pce->b_density, NULL};
     cuzk_h_basis basis;
-    CUZK_TRY(check_counts(params, &sh, &basis));
+    CUZK_TRY(check_counts(params, &sh, pce, &basis));
     size_t m = (size_t)1 << pce->log_domain;
     batch bt;
     memset(&bt, 0, sizeof bt);
@@ -377,10 +383,11 @@ int cuzk_groth16_params_on_device(cuzk_backend *be, const cuzk_params *params)
 /* What every proof checks first (counts, w[0], parameters present on this
  * backend), then r and s: given or random. */
 static cuzk_err prove_start(cuzk_backend *be, const cuzk_params *params,
-                            const cuzk_groth16_shape *sh, const cuzk_fr *w, const cuzk_fr *r_in,
-                            const cuzk_fr *s_in, cuzk_fr *r, cuzk_fr *s, cuzk_h_basis *basis)
+                            const cuzk_groth16_shape *sh, const cuzk_pce *pce, const cuzk_fr *w,
+                            const cuzk_fr *r_in, const cuzk_fr *s_in, cuzk_fr *r, cuzk_fr *s,
+                            cuzk_h_basis *basis)
 {
-    CUZK_TRY(check_counts(params, sh, basis));
+    CUZK_TRY(check_counts(params, sh, pce, basis));
     cuzk_fr one;
     cuzk_fr_one(&one);
     if (!cuzk_fr_eq(&w[0], &one))
@@ -418,7 +425,7 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
     double t_start = cuzk_now(), t;
     cuzk_h_basis basis;
     cuzk_fr r, s;
-    CUZK_TRY(prove_start(be, params, sh, w, r_in, s_in, &r, &s, &basis));
+    CUZK_TRY(prove_start(be, params, sh, NULL, w, r_in, s_in, &r, &s, &basis));
     size_t n_vars = sh->n_inputs + sh->n_aux;
     cuzk_err rc;
     /* A device backend may keep h on the device for the H MSM and upload
@@ -547,7 +554,7 @@ cuzk_err cuzk_groth16_prove_packed_next(cuzk_backend *be, const cuzk_params *par
                              pce->a_density,  pce->b_density, NULL};
     cuzk_h_basis basis;
     cuzk_fr r, s;
-    cuzk_err rc = prove_start(be, params, &sh, w, r_in, s_in, &r, &s, &basis);
+    cuzk_err rc = prove_start(be, params, &sh, pce, w, r_in, s_in, &r, &s, &basis);
     if (!rc && basis != CUZK_H_BELLPERSON)
         rc = cuzk_fail(CUZK_EINVAL, "prove from a packed witness: the parameters' h query is "
                                     "in snarkjs's basis; only bellperson's is supported");

@@ -172,6 +172,15 @@ static void mismatched_params(cuzk_backend *be)
     cuzk_proof p;
     CHECK_ERR(cuzk_groth16_prove(be, &small.params, big.pce, big.w, NULL, NULL, &p, NULL),
               CUZK_EINVAL, "parameters do not match the circuit");
+    /* Counts taken from the PCE (its popcounts) against one query short. */
+    cuzk_params q = small.params;
+    q.n_a--;
+    CHECK_ERR(cuzk_groth16_prove(be, &q, small.pce, small.w, NULL, NULL, &p, NULL), CUZK_EINVAL,
+              "a has");
+    q = small.params;
+    q.n_b_g2++;
+    CHECK_ERR(cuzk_groth16_prove(be, &q, small.pce, small.w, NULL, NULL, &p, NULL), CUZK_EINVAL,
+              "b_g2 has");
     fixture_free(&small);
     fixture_free(&big);
 }
