@@ -85,7 +85,13 @@ typedef struct {
     size_t n_aux;
     const uint64_t *a_density, *b_density; /* over n_inputs + n_aux columns */
     const uint64_t *l_density;             /* over the n_aux columns; NULL: all */
+    /* Set bits of a_density and b_density when the caller has them (a
+     * PCE's popcounts); both 0: the prover counts the bitmaps. */
+    uint64_t a_count, b_count;
 } cuzk_groth16_shape;
+
+/* The shape of a PCE's circuit, with its popcounts. */
+cuzk_groth16_shape cuzk_groth16_shape_of(const cuzk_pce *pce);
 
 /* The prover after the SpMV: a, b, c hold A.w, B.w, C.w zero-padded to
  * m = 2^log_m elements; they are consumed as scratch. Used by

@@ -1442,8 +1442,7 @@ static void *prover_main(void *arg)
                 next = ahead->wp;
             pthread_mutex_unlock(&j->lock);
             const cuzk_pce *pce = jb->circ->pce;
-            cuzk_groth16_shape sh = {pce->log_domain, pce->n_inputs,  pce->n_aux,
-                                     pce->a_density,  pce->b_density, NULL};
+            cuzk_groth16_shape sh = cuzk_groth16_shape_of(pce);
             size_t m = (size_t)1 << pce->log_domain;
             const cuzk_fr *w = p->w ? p->w : jb->syn_w;
             double t0 = cuzk_now();

@@ -42,10 +42,22 @@ static int row_unsatisfied(void *vctx, uint64_t i)
     return !cuzk_fr_eq(&t, &c->c[i]);
 }
 
-/* The parameters' counts against the circuit's: from the PCE's popcounts
- * when there is one (taken when it was loaded), else from the bitmaps. */
+cuzk_groth16_shape cuzk_groth16_shape_of(const cuzk_pce *pce)
+{
+    return (cuzk_groth16_shape){.log_m = pce->log_domain,
+                                .n_inputs = pce->n_inputs,
+                                .n_aux = pce->n_aux,
+                                .a_density = pce->a_density,
+                                .b_density = pce->b_density,
+                                .l_density = NULL,
+                                .a_count = pce->a_input_count + pce->a_aux_count,
+                                .b_count = pce->b_input_count + pce->b_aux_count};
+}
+
+/* The parameters' counts against the circuit's: the shape's popcounts when
+ * it has them (a PCE's, taken when it was loaded), else the bitmaps'. */
 static cuzk_err check_counts(const cuzk_params *p, const cuzk_groth16_shape *sh,
-                             const cuzk_pce *pce, cuzk_h_basis *basis)
+                             cuzk_h_basis *basis)
 {
     uint64_t m = (uint64_t)1 << sh->log_m;
     if (p->n_h == m - 1)
@@ -58,10 +70,9 @@ static cuzk_err check_counts(const cuzk_params *p, const cuzk_groth16_shape *sh,
                          "needs %llu (or %llu in the odd-coset basis of zkey files)",
                          p->n_h, (unsigned long long)(m - 1), (unsigned long long)m);
     size_t n_vars = sh->n_inputs + sh->n_aux;
-    uint64_t na =
-        pce ? pce->a_input_count + pce->a_aux_count : cuzk_bitmap_count(sh->a_density, n_vars);
-    uint64_t nb =
-        pce ? pce->b_input_count + pce->b_aux_count : cuzk_bitmap_count(sh->b_density, n_vars);
+    int known = sh->a_count || sh->b_count;
+    uint64_t na = known ? sh->a_count : cuzk_bitmap_count(sh->a_density, n_vars);
+    uint64_t nb = known ? sh->b_count : cuzk_bitmap_count(sh->b_density, n_vars);
     struct {
         const char *name;
         uint64_t have, want;
@@ -110,10 +121,9 @@ cuzk_err cuzk_groth16_prove(cuzk_backend *be, const cuzk_params *params, const c
     if (!tm)
         tm = &tl;
     double t_start = cuzk_now();
-    cuzk_groth16_shape sh = {pce->log_domain, pce->n_inputs,  pce->n_aux,
-                             pce->a_density,  pce->b_density, NULL};
+    cuzk_groth16_shape sh = cuzk_groth16_shape_of(pce);
     cuzk_h_basis basis;
-    CUZK_TRY(check_counts(params, &sh, pce, &basis));
+    CUZK_TRY(check_counts(params, &sh, &basis));
     size_t m = (size_t)1 << pce->log_domain;
     cuzk_fr *a = calloc(m, sizeof *a), *b = calloc(m, sizeof *b), *c = calloc(m, sizeof *c);
     cuzk_err rc = CUZK_OK;
@@ -208,10 +218,9 @@ cuzk_err cuzk_groth16_prove_batch(cuzk_backend *be, const cuzk_params *params, c
     for (size_t i = 0; i < n; i++)
         if (!w[i])
             return cuzk_fail(CUZK_EINVAL, "prove batch: witness %zu is NULL", i);
-    cuzk_groth16_shape sh = {pce->log_domain, pce->n_inputs,  pce->n_aux,
-                             pce->a_density,  pce->b_density, NULL};
+    cuzk_groth16_shape sh = cuzk_groth16_shape_of(pce);
     cuzk_h_basis basis;
-    CUZK_TRY(check_counts(params, &sh, pce, &basis));
+    CUZK_TRY(check_counts(params, &sh, &basis));
     size_t m = (size_t)1 << pce->log_domain;
     batch bt;
     memset(&bt, 0, sizeof bt);
@@ -383,11 +392,10 @@ int cuzk_groth16_params_on_device(cuzk_backend *be, const cuzk_params *params)
 /* What every proof checks first (counts, w[0], parameters present on this
  * backend), then r and s: given or random. */
 static cuzk_err prove_start(cuzk_backend *be, const cuzk_params *params,
-                            const cuzk_groth16_shape *sh, const cuzk_pce *pce, const cuzk_fr *w,
-                            const cuzk_fr *r_in, const cuzk_fr *s_in, cuzk_fr *r, cuzk_fr *s,
-                            cuzk_h_basis *basis)
+                            const cuzk_groth16_shape *sh, const cuzk_fr *w, const cuzk_fr *r_in,
+                            const cuzk_fr *s_in, cuzk_fr *r, cuzk_fr *s, cuzk_h_basis *basis)
 {
-    CUZK_TRY(check_counts(params, sh, pce, basis));
+    CUZK_TRY(check_counts(params, sh, basis));
     cuzk_fr one;
     cuzk_fr_one(&one);
     if (!cuzk_fr_eq(&w[0], &one))
@@ -425,7 +433,7 @@ cuzk_err cuzk_groth16_prove_abc(cuzk_backend *be, const cuzk_params *params,
     double t_start = cuzk_now(), t;
     cuzk_h_basis basis;
     cuzk_fr r, s;
-    CUZK_TRY(prove_start(be, params, sh, NULL, w, r_in, s_in, &r, &s, &basis));
+    CUZK_TRY(prove_start(be, params, sh, w, r_in, s_in, &r, &s, &basis));
     size_t n_vars = sh->n_inputs + sh->n_aux;
     cuzk_err rc;
     /* A device backend may keep h on the device for the H MSM and upload
@@ -550,11 +558,10 @@ cuzk_err cuzk_groth16_prove_packed_next(cuzk_backend *be, const cuzk_params *par
         tm = &tl;
     memset(tm, 0, sizeof *tm);
     double t_start = cuzk_now();
-    cuzk_groth16_shape sh = {pce->log_domain, pce->n_inputs,  pce->n_aux,
-                             pce->a_density,  pce->b_density, NULL};
+    cuzk_groth16_shape sh = cuzk_groth16_shape_of(pce);
     cuzk_h_basis basis;
     cuzk_fr r, s;
-    cuzk_err rc = prove_start(be, params, &sh, pce, w, r_in, s_in, &r, &s, &basis);
+    cuzk_err rc = prove_start(be, params, &sh, w, r_in, s_in, &r, &s, &basis);
     if (!rc && basis != CUZK_H_BELLPERSON)
         rc = cuzk_fail(CUZK_EINVAL, "prove from a packed witness: the parameters' h query is "
                                     "in snarkjs's basis; only bellperson's is supported");

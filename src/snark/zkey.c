@@ -294,8 +294,8 @@ cuzk_err cuzk_zkey_read(const char *path, cuzk_zkey **out)
     pp->l = v;
     if ((rc = compact(pp->l, nv - ni, 0, &z->l_density, &pp->n_l)))
         goto fail;
-    z->shape =
-        (cuzk_groth16_shape){z->log_m, ni, nv - ni, z->a_density, z->b_density, z->l_density};
+    z->shape = (cuzk_groth16_shape){z->log_m,     ni, nv - ni, z->a_density, z->b_density,
+                                    z->l_density, 0,  0}; /* counted when proving */
     binfile_close(&b);
     *out = z;
     return CUZK_OK;

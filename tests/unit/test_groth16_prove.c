@@ -181,6 +181,16 @@ static void mismatched_params(cuzk_backend *be)
     q.n_b_g2++;
     CHECK_ERR(cuzk_groth16_prove(be, &q, small.pce, small.w, NULL, NULL, &p, NULL), CUZK_EINVAL,
               "b_g2 has");
+    /* A shape without counts (as zkey files give): the bitmaps are counted. */
+    cuzk_groth16_shape sh = cuzk_groth16_shape_of(small.pce);
+    CHECK(sh.a_count == small.params.n_a && sh.b_count == small.params.n_b_g1);
+    sh.a_count = sh.b_count = 0;
+    size_t m = (size_t)1 << sh.log_m;
+    cuzk_fr *abc = calloc(3 * m, sizeof *abc);
+    CHECK_ERR(cuzk_groth16_prove_abc(be, &q, &sh, small.w, abc, abc + m, abc + 2 * m, NULL, NULL,
+                                     &p, NULL),
+              CUZK_EINVAL, "b_g2 has");
+    free(abc);
     fixture_free(&small);
     fixture_free(&big);
 }
