@@ -141,6 +141,11 @@ cuzk_err cuzk_gpu_msm_g1_h(cuzk_gpu *g, blst_p1 *out, const blst_p1_affine *base
 /* Drop the resident bases, pinned ones too (they are re-uploaded from the
  * host on next use). */
 void cuzk_gpu_msm_forget(cuzk_gpu *g);
+/* Give back the device memory kept on g's device for reuse while idle: the
+ * MSM scratch and the blocks of a proof's vectors kept for the next proof.
+ * Both also go back by themselves when any allocation on the device runs
+ * short; this is for callers that hand the device to something else. */
+void cuzk_gpu_trim(cuzk_gpu *g);
 /* Keep the bases host[0..n) (elem bytes each: a G1 or G2 affine point) on
  * the device for good: uploaded now unless resident, never evicted, and
  * found again by address, count and size alone, so the host copy may be

@@ -90,7 +90,228 @@ size_t gpu_arena_idle_bytes(const cuzk_gpu *g)
     if (!g_arena[g->ordinal].busy)
         b = g_arena[g->ordinal].bytes;
     pthread_mutex_unlock(&g_arena_mu);
+    return b + gpu_kept_bytes(g->ordinal);
+}
+
+/* Blocks kept after use. A proof allocates and frees the same tens of GB
+ * every partition (H's vectors, the witness, the packed witness, the MSMs'
+ * split lists), and cudaMalloc and cudaFree of a GB-sized block map or
+ * unmap its pages while the device waits. gpu_alloc_kept takes a kept
+ * block of the size asked (or up to 1/8 larger) when there is one, and
+ * gpu_free keeps a block gpu_alloc_kept handed out instead of freeing it
+ * (new blocks are rounded up to 64 MiB so that sizes that vary a little
+ * still find theirs).
+ * cudaFree synchronizes the device, so gpu_free does too before keeping a
+ * block: whoever takes it next finds no kernel of its last owner still
+ * using it. Kept blocks count as free memory (like the idle arena) and go
+ * back to CUDA as soon as any allocation on their device runs short
+ * (gpu_alloc, the arena), when the table is full (the least recently kept
+ * first), and when a handle closes. Blocks below KEEP_MIN are not kept,
+ * nor any while less than KEEP_HEADROOM of the device is free besides
+ * them: a kernel's first launch may need device memory (its code, a
+ * deeper stack), and no allocation of ours is there to give kept blocks
+ * back for it.
+ * CUZK_GPU_KEEP_BLOCKS=0 frees every block at once, as cudaFree would. */
+#define KEEP_MIN ((size_t)64 << 20)
+#define KEEP_SLOTS 64
+#define KEEP_HEADROOM ((size_t)2 << 30)
+static struct {
+    void *p;
+    size_t bytes;
+    int dev;
+    int kept; /* 0: handed out (tracked for gpu_free), 1: kept */
+    uint64_t last;
+} g_keep[KEEP_SLOTS];
+static uint64_t g_keep_clock;
+static pthread_mutex_t g_keep_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int keep_on(void)
+{
+    return env_uint("CUZK_GPU_KEEP_BLOCKS", 1, 0, 1);
+}
+
+/* Frees the kept blocks of device dev (all of them, or the least recently
+ * kept one when only_oldest); returns the bytes freed. Call with
+ * g_keep_mu held. */
+static size_t keep_release_locked(int dev, int only_oldest)
+{
+    size_t freed = 0;
+    int oldest = -1;
+    for (int i = 0; i < KEEP_SLOTS; i++) {
+        if (!g_keep[i].p || !g_keep[i].kept || g_keep[i].dev != dev)
+            continue;
+        if (only_oldest) {
+            if (oldest < 0 || g_keep[i].last < g_keep[oldest].last)
+                oldest = i;
+            continue;
+        }
+        cudaFree(g_keep[i].p);
+        freed += g_keep[i].bytes;
+        memset(&g_keep[i], 0, sizeof g_keep[i]);
+    }
+    if (oldest >= 0) {
+        cudaFree(g_keep[oldest].p);
+        freed = g_keep[oldest].bytes;
+        memset(&g_keep[oldest], 0, sizeof g_keep[oldest]);
+    }
+    return freed;
+}
+
+/* Frees the current device's kept blocks; returns the bytes freed. */
+static size_t keep_release(void)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess)
+        return 0;
+    pthread_mutex_lock(&g_keep_mu);
+    size_t freed = keep_release_locked(dev, 0);
+    pthread_mutex_unlock(&g_keep_mu);
+    return freed;
+}
+
+size_t gpu_kept_bytes(int dev)
+{
+    size_t b = 0;
+    pthread_mutex_lock(&g_keep_mu);
+    for (int i = 0; i < KEEP_SLOTS; i++)
+        if (g_keep[i].p && g_keep[i].kept && g_keep[i].dev == dev)
+            b += g_keep[i].bytes;
+    pthread_mutex_unlock(&g_keep_mu);
     return b;
+}
+
+/* A kept block's size: up to the next 64 MiB, so that a block asked for
+ * again a little larger (a packed witness varies between partitions) fits. */
+static size_t keep_round(size_t bytes)
+{
+    return (bytes + KEEP_MIN - 1) / KEEP_MIN * KEEP_MIN;
+}
+
+/* A kept block of device dev for bytes (handed out), or NULL. */
+static void *keep_take(int dev, size_t bytes)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&g_keep_mu);
+    int best = -1;
+    for (int i = 0; i < KEEP_SLOTS; i++)
+        if (g_keep[i].p && g_keep[i].kept && g_keep[i].dev == dev && g_keep[i].bytes >= bytes &&
+            g_keep[i].bytes - bytes <= bytes / 8 &&
+            (best < 0 || g_keep[i].bytes < g_keep[best].bytes))
+            best = i;
+    if (best >= 0) {
+        g_keep[best].kept = 0;
+        p = g_keep[best].p;
+    }
+    pthread_mutex_unlock(&g_keep_mu);
+    return p;
+}
+
+/* Tracks a new block p of device dev for gpu_free (untracked when the
+ * table holds only blocks in use: gpu_free then frees it). */
+static void keep_track(int dev, void *p, size_t bytes)
+{
+    pthread_mutex_lock(&g_keep_mu);
+    int slot = -1;
+    for (int i = 0; i < KEEP_SLOTS && slot < 0; i++)
+        if (!g_keep[i].p)
+            slot = i;
+    if (slot < 0 && keep_release_locked(dev, 1)) /* the table is full: the oldest goes */
+        for (int i = 0; i < KEEP_SLOTS && slot < 0; i++)
+            if (!g_keep[i].p)
+                slot = i;
+    if (slot >= 0) {
+        g_keep[slot].p = p;
+        g_keep[slot].bytes = bytes;
+        g_keep[slot].dev = dev;
+        g_keep[slot].kept = 0;
+    }
+    pthread_mutex_unlock(&g_keep_mu);
+}
+
+cuzk_err gpu_alloc_kept(void **p, size_t bytes, const char *what)
+{
+    int dev = 0;
+    *p = NULL;
+    if (bytes < KEEP_MIN || !keep_on() || cudaGetDevice(&dev) != cudaSuccess)
+        return gpu_alloc(p, bytes, what);
+    if ((*p = keep_take(dev, bytes)) != NULL)
+        return CUZK_OK;
+    bytes = keep_round(bytes);
+    CUZK_TRY(gpu_alloc(p, bytes, what));
+    keep_track(dev, *p, bytes);
+    return CUZK_OK;
+}
+
+cuzk_err gpu_alloc_kept_try(void **p, size_t bytes)
+{
+    int dev = 0;
+    *p = NULL;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        cudaGetLastError();
+        return CUZK_EINTERNAL;
+    }
+    int keep = bytes >= KEEP_MIN && keep_on();
+    if (keep && (*p = keep_take(dev, bytes)) != NULL)
+        return CUZK_OK;
+    if (keep)
+        bytes = keep_round(bytes);
+    cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+    if (e == cudaErrorMemoryAllocation && keep) {
+        cudaGetLastError();
+        if (keep_release())
+            e = cudaMalloc(p, bytes ? bytes : 1);
+    }
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        *p = NULL;
+        return e == cudaErrorMemoryAllocation ? CUZK_ENOMEM : CUZK_EINTERNAL;
+    }
+    if (keep)
+        keep_track(dev, *p, bytes);
+    return CUZK_OK;
+}
+
+void gpu_free(void *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&g_keep_mu);
+    int slot = -1;
+    for (int i = 0; i < KEEP_SLOTS && slot < 0; i++)
+        if (g_keep[i].p == p && !g_keep[i].kept)
+            slot = i;
+    if (slot < 0 || !keep_on()) {
+        if (slot >= 0)
+            memset(&g_keep[slot], 0, sizeof g_keep[slot]);
+        pthread_mutex_unlock(&g_keep_mu);
+        cudaFree(p);
+        return;
+    }
+    int dev = g_keep[slot].dev;
+    pthread_mutex_unlock(&g_keep_mu);
+    /* what cudaFree would have waited for; kept only if every use ended */
+    int cur = -1;
+    cudaGetDevice(&cur);
+    cudaError_t e = cudaSetDevice(dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    size_t free_b = 0, total_b = 0;
+    if (e == cudaSuccess)
+        e = cudaMemGetInfo(&free_b, &total_b);
+    int keep = e == cudaSuccess && free_b >= KEEP_HEADROOM;
+    if (cur >= 0)
+        cudaSetDevice(cur);
+    pthread_mutex_lock(&g_keep_mu);
+    if (!keep) {
+        cudaGetLastError();
+        memset(&g_keep[slot], 0, sizeof g_keep[slot]);
+        pthread_mutex_unlock(&g_keep_mu);
+        cudaFree(p);
+        return;
+    }
+    g_keep[slot].kept = 1;
+    g_keep[slot].last = ++g_keep_clock;
+    pthread_mutex_unlock(&g_keep_mu);
 }
 
 /* A block of the caller's own, given back by gpu_arena_put with own = 1. */
@@ -117,7 +338,13 @@ cuzk_err gpu_arena_get(cuzk_gpu *g, size_t bytes, void **p, int *own)
         cudaFree(g_arena[d].p);
         g_arena[d].p = NULL;
         g_arena[d].bytes = 0;
-        if (cudaMalloc(&g_arena[d].p, bytes) != cudaSuccess) {
+        cudaError_t e = cudaMalloc(&g_arena[d].p, bytes);
+        if (e == cudaErrorMemoryAllocation) {
+            cudaGetLastError();
+            if (keep_release())
+                e = cudaMalloc(&g_arena[d].p, bytes);
+        }
+        if (e != cudaSuccess) {
             cudaGetLastError();
             g_arena[d].p = NULL;
             pthread_mutex_unlock(&g_arena_mu);
@@ -150,7 +377,7 @@ cuzk_err gpu_alloc(void **p, size_t bytes, const char *what)
     cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();
-        if (arena_release_idle())
+        if (keep_release() + arena_release_idle())
             e = cudaMalloc(p, bytes ? bytes : 1);
     }
     if (e == cudaSuccess)
@@ -201,6 +428,16 @@ extern "C" cuzk_err cuzk_gpu_open(int ordinal, cuzk_gpu **out)
     return CUZK_OK;
 }
 
+extern "C" void cuzk_gpu_trim(cuzk_gpu *g)
+{
+    if (cudaSetDevice(g->ordinal) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    arena_release_idle();
+    keep_release();
+}
+
 extern "C" void cuzk_gpu_close(cuzk_gpu *g)
 {
     if (!g)
@@ -213,6 +450,7 @@ extern "C" void cuzk_gpu_close(cuzk_gpu *g)
     gpu_drop_h(g);
     cuzk_gpu_msm_forget(g);
     arena_release_idle();
+    keep_release();
     gpu_pce_forget(g);
     gpu_ntt_free(g);
     for (int i = 0; i < 2; i++) {
@@ -246,13 +484,15 @@ extern "C" cuzk_err cuzk_gpu_device_mem(int ordinal, size_t *free_bytes, size_t 
         return cuzk_fail(CUZK_EINVAL, "GPU %d: no such CUDA device", ordinal);
     GPU_TRY(cudaSetDevice(ordinal), "select device");
     GPU_TRY(cudaMemGetInfo(free_bytes, total_bytes), "device memory");
-    /* an idle MSM arena is given back to any allocation that needs it */
+    /* an idle MSM arena and kept blocks are given back to any allocation
+     * that needs them */
     if (ordinal < GPU_MAX_ARENAS) {
         pthread_mutex_lock(&g_arena_mu);
         if (!g_arena[ordinal].busy)
             *free_bytes += g_arena[ordinal].bytes;
         pthread_mutex_unlock(&g_arena_mu);
     }
+    *free_bytes += gpu_kept_bytes(ordinal);
     return CUZK_OK;
 }
 
@@ -290,7 +530,7 @@ extern "C" void cuzk_gpu_scalars_clear(cuzk_gpu *g)
 {
     if (g->wit_dev) {
         cudaSetDevice(g->ordinal);
-        cudaFree(g->wit_dev);
+        gpu_free(g->wit_dev);
     }
     g->wit_host = NULL;
     g->wit_n = 0;
@@ -553,7 +793,7 @@ void gpu_keep_h(cuzk_gpu *g, const void *host, void *dev, size_t n, int only)
 void gpu_drop_h(cuzk_gpu *g)
 {
     if (g->hk_dev)
-        cudaFree(g->hk_dev);
+        gpu_free(g->hk_dev);
     g->hk_host = NULL;
     g->hk_n = 0;
     g->hk_dev = NULL;

@@ -165,6 +165,15 @@ cuzk_err gpu_fail(cudaError_t e, const char *what);
     } while (0)
 /* cudaMalloc with a message that says what did not fit and what was free. */
 cuzk_err gpu_alloc(void **p, size_t bytes, const char *what);
+/* gpu_alloc for a block freed and asked for again every proof: taken from
+ * the blocks gpu_free kept when one fits (device.cu); such a block must go
+ * back through gpu_free. gpu_free frees any other pointer (cudaFree). */
+cuzk_err gpu_alloc_kept(void **p, size_t bytes, const char *what);
+/* The same without a message, and giving back kept blocks, not the MSM
+ * arena, when short (best-effort copies ahead). */
+cuzk_err gpu_alloc_kept_try(void **p, size_t bytes);
+void gpu_free(void *p);
+size_t gpu_kept_bytes(int dev);
 /* The device's MSM scratch arena (device.cu): at least `bytes`, kept for the
  * next MSM; *own set when a private block was allocated instead (the arena
  * busy with another handle, or too large to keep): give it back with

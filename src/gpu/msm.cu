@@ -909,7 +909,7 @@ static cuzk_err msm_core(cuzk_gpu *g, int g2, void *out, const void *dbases, con
      * prefix; counters; the digits' carries between window chunks */
     size_t bytes = n * sizeof(fr_t) + 2 * n * sizeof(uint32_t) + words * 2 * sizeof(uint32_t) +
                    4 * sizeof(uint32_t) + n;
-    CUZK_TRY(gpu_alloc(&buf, bytes, "MSM split lists"));
+    CUZK_TRY(gpu_alloc_kept(&buf, bytes, "MSM split lists"));
     uint32_t *sig_k = (uint32_t *)buf;
     uint32_t *ones_idx = sig_k + 8 * n, *sig_idx = ones_idx + n;
     uint32_t *cnt = sig_idx + n, *pre = cnt + words, *counters = pre + words;
@@ -950,7 +950,7 @@ static cuzk_err msm_core(cuzk_gpu *g, int g2, void *out, const void *dbases, con
     }
 done:
     cudaFree(cub_tmp);
-    cudaFree(buf);
+    gpu_free(buf);
     return rc;
 }
 
@@ -986,7 +986,7 @@ static cuzk_err msm_split(cuzk_gpu *g, int g2, void *out, const void *bases, siz
     const fr_t *wk = (const fr_t *)gpu_scalars_lookup(g, k, n);
     size_t kbytes = wk ? 0 : n * sizeof(fr_t), dbytes = own_dd ? words * sizeof(uint64_t) : 0;
     if (kbytes + dbytes)
-        CUZK_TRY(gpu_alloc(&buf, kbytes + dbytes, "MSM scalars"));
+        CUZK_TRY(gpu_alloc_kept(&buf, kbytes + dbytes, "MSM scalars"));
     fr_t *dk = wk ? (fr_t *)wk : (fr_t *)buf;
     rc = wk ? CUZK_OK : gpu_copy_h2d(g, dk, k, kbytes);
     if (!rc && own_dd) {
@@ -995,7 +995,7 @@ static cuzk_err msm_split(cuzk_gpu *g, int g2, void *out, const void *bases, siz
     }
     if (rc) {
         cudaStreamSynchronize(g->stream);
-        cudaFree(buf);
+        gpu_free(buf);
         return rc;
     }
     gpu_times_mark(g, 1);
@@ -1003,7 +1003,7 @@ static cuzk_err msm_split(cuzk_gpu *g, int g2, void *out, const void *bases, siz
     gpu_times_mark(g, 2);
     if (!rc)
         rc = gpu_times_end(g);
-    cudaFree(buf);
+    gpu_free(buf);
     return rc;
 }
 

@@ -660,10 +660,10 @@ static cuzk_err compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr
     size_t n = (size_t)1 << log_m, bytes = n * sizeof(fr_t);
     gpu_drop_h(g); /* the device memory of an unused earlier h */
     void *da = NULL, *dbc = NULL;
-    CUZK_TRY(gpu_alloc(&da, bytes, "H: a"));
-    cuzk_err rc = gpu_alloc(&dbc, 2 * bytes, "H: b and c");
+    CUZK_TRY(gpu_alloc_kept(&da, bytes, "H: a"));
+    cuzk_err rc = gpu_alloc_kept(&dbc, 2 * bytes, "H: b and c");
     if (rc) {
-        cudaFree(da);
+        gpu_free(da);
         return rc;
     }
     fr_t *v[3] = {(fr_t *)da, (fr_t *)dbc, (fr_t *)dbc + n};
@@ -710,7 +710,7 @@ static cuzk_err compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr
     if (!rc && !download && w && nw) {
         /* the witness goes up while the kernels above run */
         /* short of memory: no window, the MSMs upload their scalars */
-        if (gpu_alloc(&dw, nw * sizeof(fr_t), "witness scalars") == CUZK_OK)
+        if (gpu_alloc_kept(&dw, nw * sizeof(fr_t), "witness scalars") == CUZK_OK)
             rc = gpu_copy_h2d_on(g, cs, dw, w, nw * sizeof(fr_t));
     }
     if (!rc && !download)
@@ -722,10 +722,10 @@ static cuzk_err compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr
     for (int i = 0; i < 2; i++)
         if (up[i])
             cudaEventDestroy(up[i]);
-    cudaFree(dbc);
+    gpu_free(dbc);
     if (rc) {
-        cudaFree(da);
-        cudaFree(dw);
+        gpu_free(da);
+        gpu_free(dw);
         return rc;
     }
     gpu_keep_h(g, a, da, n, !download); /* for cuzk_gpu_msm_g1_h */
@@ -767,14 +767,14 @@ extern "C" cuzk_err cuzk_gpu_compute_h_pce(cuzk_gpu *g, const cuzk_pce *pce, con
         rc = gpu_pce_resident(g, pce);
     void *da = NULL, *dbc = NULL, *dw = NULL, *pk = NULL;
     if (!rc)
-        rc = gpu_alloc(&da, bytes, "H: a");
+        rc = gpu_alloc_kept(&da, bytes, "H: a");
     if (!rc)
-        rc = gpu_alloc(&dbc, 2 * bytes + 64, "H: b and c");
+        rc = gpu_alloc_kept(&dbc, 2 * bytes + 64, "H: b and c");
     if (!rc)
-        rc = gpu_alloc(&dw, nw * sizeof(fr_t), "witness scalars");
+        rc = gpu_alloc_kept(&dw, nw * sizeof(fr_t), "witness scalars");
     unsigned long long bad = ~0ull, *dbad = (unsigned long long *)((fr_t *)dbc + 2 * n);
     if (rc)
-        cudaFree(pre);
+        gpu_free(pre);
     if (!rc) {
         fr_t *v[3] = {(fr_t *)da, (fr_t *)dbc, (fr_t *)dbc + n};
         void *vv[3] = {v[0], v[1], v[2]};
@@ -795,13 +795,13 @@ extern "C" cuzk_err cuzk_gpu_compute_h_pce(cuzk_gpu *g, const cuzk_pce *pce, con
             rc = gpu_times_end(g);
         cudaStreamSynchronize(g->stream);
     }
-    cudaFree(pk);
-    cudaFree(dbc);
+    gpu_free(pk);
+    gpu_free(dbc);
     if (!rc && bad != ~0ull)
         rc = cuzk_fail(CUZK_EINVAL, "witness does not satisfy constraint %llu", bad);
     if (rc) {
-        cudaFree(da);
-        cudaFree(dw);
+        gpu_free(da);
+        gpu_free(dw);
         return rc;
     }
     gpu_keep_h(g, h_key, da, n, 1);

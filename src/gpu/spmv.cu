@@ -294,15 +294,13 @@ static void prefetch_start(cuzk_gpu *g, const cuzk_wpack *wp)
         return;
     }
     void *d = NULL;
-    if (cudaMalloc(&d, packed_bytes(wp)) != cudaSuccess) { /* no room: it goes up in its own turn */
-        cudaGetLastError();
+    if (gpu_alloc_kept_try(&d, packed_bytes(wp))) /* no room: it goes up in its own turn */
         return;
-    }
     f->wp = wp;
     f->dev = d;
     f->ok = 0;
     if (pthread_create(&f->thread, NULL, prefetch_main, g)) {
-        cudaFree(d);
+        gpu_free(d);
         f->wp = NULL;
         f->dev = NULL;
         return;
@@ -318,7 +316,7 @@ void gpu_prefetch_drop(cuzk_gpu *g)
     f->live = 0;
     if (f->dev) {
         cudaStreamSynchronize(gpu_copy_stream(g)); /* the copy has stopped reading wp */
-        cudaFree(f->dev);
+        gpu_free(f->dev);
     }
     f->dev = NULL;
     f->wp = NULL;
@@ -367,18 +365,18 @@ cuzk_err gpu_pce_abc(cuzk_gpu *g, const cuzk_pce *p, const cuzk_wpack *wp, void 
     if (!rc)
         rc = pce_resident(g, p, &d);
     if (rc) {
-        cudaFree(pre);
+        gpu_free(pre);
         return rc;
     }
     size_t image_bytes;
     const uint8_t *image = cuzk_pce_image(p, &image_bytes);
     void *pk = pre;
     if (!pk) {
-        CUZK_TRY(gpu_alloc(&pk, packed_bytes(wp), "packed witness"));
+        CUZK_TRY(gpu_alloc_kept(&pk, packed_bytes(wp), "packed witness"));
         rc = packed_upload(g, g->stream, pk, wp);
         if (rc) {
             cudaStreamSynchronize(g->stream);
-            cudaFree(pk);
+            gpu_free(pk);
             return rc;
         }
     }
@@ -415,7 +413,7 @@ cuzk_err gpu_pce_abc(cuzk_gpu *g, const cuzk_pce *p, const cuzk_wpack *wp, void 
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) {
         cudaStreamSynchronize(g->stream);
-        cudaFree(pk);
+        gpu_free(pk);
         return gpu_fail(e, "device SpMV: launch");
     }
     *packed = pk;
