@@ -60,7 +60,8 @@ typedef struct {
 #define GPU_MAX_DENSITY 8
 typedef struct {
     uint64_t *host; /* a copy of the bitmap */
-    size_t words;
+    size_t n;       /* its bits */
+    uint64_t count; /* of them set */
     void *dev;
     uint64_t last_use;
 } gpu_density;

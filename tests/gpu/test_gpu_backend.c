@@ -209,6 +209,30 @@ static void test_msm_g1(size_t n, int with_density, int pattern)
     free(k);
 }
 
+/* The device keeps a density bitmap's count with its copy: the same words
+ * asked for over more bits (70 then 80 of the same two words) count again,
+ * and a wrong number of bases is refused on a kept bitmap as on a new one.
+ * Oracle: the CPU MSM over the same bitmap. */
+static void test_density_count_kept(void)
+{
+    uint64_t d[2] = {~0ULL, 0xffffULL}; /* 64 + 16 set bits */
+    blst_p1_affine bases[80];
+    cuzk_fr k[80];
+    g1_points(bases, 80, 71);
+    cuzk_fr_vec_rng(k, 80, 72);
+    blst_p1 want, got;
+    size_t ns[3] = {70, 80, 70};
+    for (int i = 0; i < 3; i++) {
+        CHECK_OK(cuzk_msm_g1(&want, bases, ns[i], k, d, ns[i], NULL));
+        CHECK_OK(cuzk_gpu_msm_g1(gpu, &got, bases, ns[i], k, d, ns[i], NULL));
+        CHECK(blst_p1_is_equal(&want, &got));
+    }
+    CHECK_ERR(cuzk_gpu_msm_g1(gpu, &got, bases, 69, k, d, 70, NULL), CUZK_EINVAL,
+              "69 bases for 70");
+    CHECK_ERR(cuzk_gpu_msm_g1(gpu, &got, bases, 70, k, d, 80, NULL), CUZK_EINVAL,
+              "70 bases for 80");
+}
+
 static void test_msm_g2(size_t n, int with_density, int pattern)
 {
     size_t nb;
@@ -765,6 +789,7 @@ int main(void)
     cuzk_gpu_msm_forget(gpu);
     CHECK_OK(cuzk_gpu_mem_info(gpu, &mi));
     CHECK(mi.resident_bytes == 0);
+    test_density_count_kept();
     size_t n2[] = {1, 2, 17, 500, 5003, 40009};
     for (size_t i = 0; i < sizeof n2 / sizeof *n2; i++)
         for (int dn = 0; dn < 2; dn++)
