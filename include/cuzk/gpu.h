@@ -218,6 +218,11 @@ cuzk_err cuzk_gpu_bench_ntt(cuzk_gpu *g, unsigned log_n, int reps, double ms[4])
 cuzk_err cuzk_gpu_bench_fpmul(cuzk_gpu *g, int reps, double gmul_s[4], int *same);
 cuzk_err cuzk_gpu_bench_msm(cuzk_gpu *g, int g2, unsigned log_lo, unsigned log_hi, int reps,
                             int cross, unsigned ones_pct, double *ms);
+/* alloc: host wall times (ms, medians) of a device block of `bytes` taken
+ * and given back: ms[0] cudaMalloc, ms[1] cudaFree (the block written in
+ * between), ms[2] and ms[3] the same through the blocks kept for reuse
+ * between proofs (a kept block taken, and kept again). */
+cuzk_err cuzk_gpu_bench_alloc(cuzk_gpu *g, size_t bytes, int reps, double ms[4]);
 
 #ifdef __cplusplus
 }

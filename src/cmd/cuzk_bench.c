@@ -10,6 +10,7 @@
  *                                                    (P % of the scalars 1)
  *   cuzk-bench gpu-h   --log K [--reps R]            H on the GPU from host vectors
  *   cuzk-bench gpu-fpmul [--reps R]                  Fp products/s of each way to multiply
+ *   cuzk-bench gpu-alloc [--mib M] [--reps R]        a device block taken and given back
  *   cuzk-bench partition --log K [...]               a synthetic partition end to end
  *                                                    in memory (bench_partition.c)
  *   cuzk-bench engine --log K [--partitions P] [--jobs J] [--backend B] [--devices 0,1]
@@ -409,7 +410,7 @@ static int bench_synth_witness(int argc, char **argv)
 int cuzk_bench_client(int argc, char **argv); /* bench_client.c; -1: not a client command */
 #endif
 
-enum { GPU_NTT, GPU_MSM, GPU_H, GPU_FPMUL };
+enum { GPU_NTT, GPU_MSM, GPU_H, GPU_FPMUL, GPU_ALLOC };
 
 #ifdef CUZK_HAVE_CUDA
 /* H from host vectors: wall time and the device's copy/kernel split. */
@@ -447,14 +448,18 @@ static int bench_gpu(int argc, char **argv, int mode)
     const char *what = mode == GPU_MSM     ? "gpu-msm"
                        : mode == GPU_H     ? "gpu-h"
                        : mode == GPU_FPMUL ? "gpu-fpmul"
+                       : mode == GPU_ALLOC ? "gpu-alloc"
                                            : "gpu-ntt";
     uint64_t reps = 3, ones = 0, log_n = 20, lo = 16, hi = 20;
     cuzk_err e = uint_arg(argc, argv, "--reps", 3, 1, MAX_REPS, &reps);
     if (!e && mode == GPU_MSM && !(e = uint_arg(argc, argv, "--ones", 0, 0, 100, &ones)) &&
         !(e = uint_arg(argc, argv, "--log-lo", 16, 10, 30, &lo)))
         e = uint_arg(argc, argv, "--log-hi", lo > 20 ? lo : 20, lo, 30, &hi);
-    if (!e && mode != GPU_MSM && mode != GPU_FPMUL)
+    uint64_t mib = 1024;
+    if (!e && mode != GPU_MSM && mode != GPU_FPMUL && mode != GPU_ALLOC)
         e = uint_arg(argc, argv, "--log", 20, 1, 28, &log_n);
+    if (!e && mode == GPU_ALLOC)
+        e = uint_arg(argc, argv, "--mib", 1024, 64, 1u << 20, &mib);
     if (e)
         return die(what, e);
 #ifdef CUZK_HAVE_CUDA
@@ -475,7 +480,14 @@ static int bench_gpu(int argc, char **argv, int mode)
         cuzk_gpu_close(g);
         return rc;
     }
-    if (mode == GPU_FPMUL) {
+    if (mode == GPU_ALLOC) {
+        double ms[4];
+        e = cuzk_gpu_bench_alloc(g, (size_t)mib << 20, (int)reps, ms);
+        if (!e)
+            printf("gpu-alloc mib=%llu reps=%d malloc_ms=%.3f free_ms=%.3f kept_take_ms=%.3f "
+                   "kept_give_ms=%.3f\n",
+                   (unsigned long long)mib, (int)reps, ms[0], ms[1], ms[2], ms[3]);
+    } else if (mode == GPU_FPMUL) {
         double gm[4];
         int same = 0;
         e = cuzk_gpu_bench_fpmul(g, (int)reps, gm, &same);
@@ -554,6 +566,8 @@ static const struct {
      "synth-witness --log K [--public N] [--seed S] [--reps R] [--compare]", 0},
     {"gpu-fpmul", "Fp products per second of each way to multiply on a GPU (same results checked)",
      "gpu-fpmul [--reps R] [--device N]", 0},
+    {"gpu-alloc", "what taking and giving back a device block costs, kept for reuse or not",
+     "gpu-alloc [--mib M] [--reps R] [--device N]", 0},
     {"gpu-ntt", "the four NTTs on a GPU (device time)", "gpu-ntt --log K [--reps R] [--device N]",
      0},
     {"gpu-msm", "dense GPU MSMs of 2^A..2^B points, P % of the scalars 1 (device time)",
@@ -650,6 +664,8 @@ int main(int argc, char **argv)
         return bench_msm(argc - 2, argv + 2);
     if (!strcmp(argv[1], "gpu-fpmul"))
         return bench_gpu(argc - 2, argv + 2, GPU_FPMUL);
+    if (!strcmp(argv[1], "gpu-alloc"))
+        return bench_gpu(argc - 2, argv + 2, GPU_ALLOC);
     if (!strcmp(argv[1], "gpu-ntt"))
         return bench_gpu(argc - 2, argv + 2, GPU_NTT);
     if (!strcmp(argv[1], "gpu-msm"))

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu_internal.h"
 
@@ -312,6 +313,64 @@ void gpu_free(void *p)
     g_keep[slot].kept = 1;
     g_keep[slot].last = ++g_keep_clock;
     pthread_mutex_unlock(&g_keep_mu);
+}
+
+/* gpu.h cuzk_gpu_bench_alloc: each size taken and given back reps times
+ * (after one untimed round), first by cudaMalloc and cudaFree (a kernel
+ * touching every 4 KiB between them, as a proof's buffers are written),
+ * then through gpu_alloc_kept and gpu_free with blocks kept. Host wall
+ * times: the device waits for these calls between a proof's kernels. */
+static __global__ void k_touch(uint8_t *p, size_t bytes)
+{
+    size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) << 12;
+    if (i < bytes)
+        p[i] = 1;
+}
+
+static double bench_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+extern "C" cuzk_err cuzk_gpu_bench_alloc(cuzk_gpu *g, size_t bytes, int reps, double ms[4])
+{
+    GPU_TRY(cudaSetDevice(g->ordinal), "select device");
+    if (reps < 1 || reps > 64)
+        return cuzk_fail(CUZK_EINVAL, "alloc bench: reps %d outside 1..64", reps);
+    if (!keep_on())
+        return cuzk_fail(CUZK_EINVAL, "alloc bench: CUZK_GPU_KEEP_BLOCKS=0 (blocks are not kept)");
+    double t[4][64];
+    unsigned grid = (unsigned)((bytes / 4096 + 255) / 256);
+    for (int way = 0; way < 2; way++)
+        for (int r = -1; r < reps; r++) {
+            void *p = NULL;
+            double t0 = bench_now();
+            cuzk_err rc = way ? gpu_alloc_kept(&p, bytes, "alloc bench")
+                              : gpu_alloc(&p, bytes, "alloc bench");
+            if (rc)
+                return rc;
+            double t1 = bench_now();
+            k_touch<<<grid ? grid : 1, 256, 0, g->stream>>>((uint8_t *)p, bytes);
+            cudaError_t e = cudaStreamSynchronize(g->stream);
+            double t2 = bench_now();
+            if (way)
+                gpu_free(p);
+            else
+                cudaFree(p);
+            double t3 = bench_now();
+            if (e != cudaSuccess)
+                return gpu_fail(e, "alloc bench: touch");
+            if (r >= 0) {
+                t[2 * way][r] = 1e3 * (t1 - t0);
+                t[2 * way + 1][r] = 1e3 * (t3 - t2);
+            }
+        }
+    keep_release();
+    for (int i = 0; i < 4; i++)
+        ms[i] = gpu_median(t[i], (size_t)reps);
+    return CUZK_OK;
 }
 
 /* A block of the caller's own, given back by gpu_arena_put with own = 1. */

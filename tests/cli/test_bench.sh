@@ -93,6 +93,8 @@ expect 2 "gpu-h: --log 29: expected 1..28" -- "$BENCH" gpu-h --log 29
 expect 2 "gpu-msm: --log-hi 20: expected 22..30" -- "$BENCH" gpu-msm --log-lo 22 --log-hi 20
 expect 2 "gpu-msm: --log-lo 9: expected 10..30" -- "$BENCH" gpu-msm --log-lo 9
 expect 2 "gpu-msm: --ones 150: expected 0..100" -- "$BENCH" gpu-msm --ones 150
+expect 2 "gpu-alloc: --mib 10: expected 64..1048576" -- "$BENCH" gpu-alloc --mib 10
+expect 2 "gpu-alloc: --reps 65: expected 1..64" -- "$BENCH" gpu-alloc --reps 65
 
 # params-load: a parameter file written by --make-points (64 points: 63 in
 # h, 64 in l, a and b_g1, 16 in b_g2) is parsed back as the SRS manager

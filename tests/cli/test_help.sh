@@ -57,7 +57,7 @@ expect 2 "unknown command" -- "$CUZK" frobnicate --help
 out=$("$BENCH" 2>&1)
 rc=$?
 if [ "$rc" -eq 2 ]; then ok; else bad "cuzk-bench alone exits $rc, want 2"; fi
-for want in ntt msm prove partition engine synth-witness gpu-ntt gpu-msm gpu-h wait-ready single \
+for want in ntt msm prove partition engine synth-witness gpu-ntt gpu-msm gpu-h gpu-alloc wait-ready single \
     batch submit await cancel status metrics preload evict stress memmon; do
     if grep -qE "^  $want +[a-zA-Z]" <<<"$out"; then ok; else bad "cuzk-bench list lacks $want: $out"; fi
 done
