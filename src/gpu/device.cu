@@ -107,13 +107,13 @@ size_t gpu_arena_idle_bytes(const cuzk_gpu *g)
  * using it. Kept blocks count as free memory (like the idle arena) and go
  * back to CUDA as soon as any allocation on their device runs short
  * (gpu_alloc, the arena), when the table is full (the least recently kept
- * first), and when a handle closes. Blocks below KEEP_MIN are not kept,
+ * first), and when a handle closes. Blocks below keep_min() (64 MiB;
+ * CUZK_GPU_KEEP_MIN_MIB for tests, whose proofs are small) are not kept,
  * nor any while less than KEEP_HEADROOM of the device is free besides
  * them: a kernel's first launch may need device memory (its code, a
  * deeper stack), and no allocation of ours is there to give kept blocks
  * back for it.
  * CUZK_GPU_KEEP_BLOCKS=0 frees every block at once, as cudaFree would. */
-#define KEEP_MIN ((size_t)64 << 20)
 #define KEEP_SLOTS 64
 #define KEEP_HEADROOM ((size_t)2 << 30)
 static struct {
@@ -129,6 +129,11 @@ static pthread_mutex_t g_keep_mu = PTHREAD_MUTEX_INITIALIZER;
 static int keep_on(void)
 {
     return env_uint("CUZK_GPU_KEEP_BLOCKS", 1, 0, 1);
+}
+
+static size_t keep_min(void)
+{
+    return (size_t)env_uint("CUZK_GPU_KEEP_MIN_MIB", 64, 1, 1u << 16) << 20;
 }
 
 /* Frees the kept blocks of device dev (all of them, or the least recently
@@ -181,11 +186,12 @@ size_t gpu_kept_bytes(int dev)
     return b;
 }
 
-/* A kept block's size: up to the next 64 MiB, so that a block asked for
+/* A kept block's size: up to the next keep_min(), so that a block asked for
  * again a little larger (a packed witness varies between partitions) fits. */
 static size_t keep_round(size_t bytes)
 {
-    return (bytes + KEEP_MIN - 1) / KEEP_MIN * KEEP_MIN;
+    size_t m = keep_min();
+    return (bytes + m - 1) / m * m;
 }
 
 /* A kept block of device dev for bytes (handed out), or NULL. */
@@ -233,7 +239,7 @@ cuzk_err gpu_alloc_kept(void **p, size_t bytes, const char *what)
 {
     int dev = 0;
     *p = NULL;
-    if (bytes < KEEP_MIN || !keep_on() || cudaGetDevice(&dev) != cudaSuccess)
+    if (bytes < keep_min() || !keep_on() || cudaGetDevice(&dev) != cudaSuccess)
         return gpu_alloc(p, bytes, what);
     if ((*p = keep_take(dev, bytes)) != NULL)
         return CUZK_OK;
@@ -251,7 +257,7 @@ cuzk_err gpu_alloc_kept_try(void **p, size_t bytes)
         cudaGetLastError();
         return CUZK_EINTERNAL;
     }
-    int keep = bytes >= KEEP_MIN && keep_on();
+    int keep = bytes >= keep_min() && keep_on();
     if (keep && (*p = keep_take(dev, bytes)) != NULL)
         return CUZK_OK;
     if (keep)

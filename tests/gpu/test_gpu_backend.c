@@ -805,6 +805,17 @@ int main(void)
     test_msm_windows();
     test_prove(cpu, cuda, 1000);
     test_prove(cpu, cuda, 40000);
+    /* proofs with their vectors kept between them (blocks from 1 MiB:
+     * these proofs are small): one of 50000 constraints, then one of 40000
+     * on the same 2^16 domain whose blocks hold the first's values past its
+     * rows; then with no block kept */
+    setenv("CUZK_GPU_KEEP_MIN_MIB", "1", 1);
+    test_prove(cpu, cuda, 50000);
+    test_prove(cpu, cuda, 40000);
+    setenv("CUZK_GPU_KEEP_BLOCKS", "0", 1);
+    test_prove(cpu, cuda, 40000);
+    unsetenv("CUZK_GPU_KEEP_BLOCKS");
+    unsetenv("CUZK_GPU_KEEP_MIN_MIB");
     /* proofs this small take the XYZZ accumulation; the same with the
      * batch-affine one forced */
     setenv("CUZK_GPU_MSM_ACC", "affine", 1);
