@@ -85,6 +85,9 @@ typedef struct {
                               const cuzk_wpack *next, const cuzk_fr *w, const void *h_key);
     /* Optional, with compute_h_pce: abandon what was started for its next. */
     void (*packed_drop)(cuzk_backend *be);
+    /* Optional (device backends): give back the device memory kept for
+     * reuse between proofs (gpu.h cuzk_gpu_trim), for when nothing runs. */
+    void (*trim)(cuzk_backend *be);
 } cuzk_backend_ops;
 
 struct cuzk_backend {
@@ -127,6 +130,11 @@ int cuzk_backend_device_spmv(const cuzk_backend *be);
  * (waits until it stops reading next). No-op when none, or on a backend
  * that does not upload ahead. */
 void cuzk_backend_packed_drop(cuzk_backend *be);
+/* Give back what the backend keeps on its device for the next proof (the
+ * MSM scratch, blocks of a proof's vectors): for a prover with nothing to
+ * do, so that other programs can use the device meanwhile. No-op on the
+ * CPU backend. */
+void cuzk_backend_trim(cuzk_backend *be);
 /* The GPU ordinal a backend runs on, or -1 for the CPU backend. */
 int cuzk_backend_device(const cuzk_backend *be);
 /* Host memory (bytes) a proof of 2^log_m constraints and n_vars variables

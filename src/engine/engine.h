@@ -128,6 +128,7 @@ typedef struct {
     int dev;          /* index into devices */
     cuzk_backend *be; /* owned */
     unsigned batch_max;
+    int trim; /* the engine went idle: give back what be keeps for reuse */
     pthread_t thread;
     int started;
 } prover;

@@ -215,8 +215,13 @@ static void finish(cuzk_jobs *j, job *jb, cuzk_job_status st)
         jb->res.n_partitions = 0;
     }
     j->n_done++;
-    if (!j->n_queued && !j->n_running)
-        engine_pool_drain(j); /* idle: pooled a, b, c buffers go back */
+    if (!j->n_queued && !j->n_running) {
+        /* idle: pooled a, b, c buffers go back, and each prover gives back
+         * what its device keeps for reuse (the MSM scratch, kept blocks) */
+        engine_pool_drain(j);
+        for (size_t i = 0; i < j->n_provers; i++)
+            j->provers[i].trim = 1;
+    }
     int o = st == CUZK_JOB_COMPLETED ? 0 : st == CUZK_JOB_FAILED ? 1 : 2;
     j->outcome[kind_index(jb->kind)][o]++;
     if (st == CUZK_JOB_COMPLETED) {

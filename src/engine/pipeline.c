@@ -1381,8 +1381,16 @@ static void *prover_main(void *arg)
         }
         dv->idle++;
         while (!j->stopping && dv->healthy && !(ps = pin_wanted(j, me)) &&
-               !(n = pick_batch(j, pw->dev, batch, max, 0)))
+               !(n = pick_batch(j, pw->dev, batch, max, 0))) {
+            if (pw->trim) { /* outside the lock: it waits for the device */
+                pw->trim = 0;
+                pthread_mutex_unlock(&j->lock);
+                cuzk_backend_trim(pw->be);
+                pthread_mutex_lock(&j->lock);
+                continue;
+            }
             pthread_cond_wait(&j->changed, &j->lock);
+        }
         if (ps && !j->stopping && dv->healthy) {
             dv->idle--;
             keep_on_device(j, pw, ps);

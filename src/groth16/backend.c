@@ -126,6 +126,12 @@ void cuzk_backend_packed_drop(cuzk_backend *be)
         be->ops->packed_drop(be);
 }
 
+void cuzk_backend_trim(cuzk_backend *be)
+{
+    if (be->ops->trim)
+        be->ops->trim(be);
+}
+
 int cuzk_backend_device(const cuzk_backend *be)
 {
     return be->ops->device ? be->ops->device(be) : -1;

@@ -85,6 +85,11 @@ static void cuda_packed_drop(cuzk_backend *be)
     cuzk_gpu_prefetch_drop(gpu_of(be));
 }
 
+static void cuda_trim(cuzk_backend *be)
+{
+    cuzk_gpu_trim(gpu_of(be));
+}
+
 static cuzk_err cuda_msm_h(cuzk_backend *be, blst_p1 *out, const blst_p1_affine *bases,
                            size_t n_bases, const cuzk_fr *h, size_t n)
 {
@@ -160,6 +165,7 @@ static const cuzk_backend_ops cuda_ops = {
     .forget_bases = cuda_forget_bases,
     .compute_h_pce = cuda_compute_h_pce,
     .packed_drop = cuda_packed_drop,
+    .trim = cuda_trim,
 };
 
 cuzk_err cuzk_backend_cuda_open(int ordinal, cuzk_backend **out)
