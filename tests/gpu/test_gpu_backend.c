@@ -687,11 +687,19 @@ static void test_kept_blocks(void)
     cuzk_ntt_forward(&d, x);
     CHECK(!memcmp(x, y, bytes));
     cuzk_ntt_domain_free(&d);
+    /* cuzk_gpu_trim gives them back at once */
+    CHECK_OK(cuzk_gpu_compute_h(gpu, 22, v[0], v[1], v[2]));
+    CHECK_OK(cuzk_gpu_compute_h(gpu, 22, v[0], v[1], v[2]));
+    size_t before = 0, after = 0;
+    CHECK(cudaMemGetInfo(&before, &total_b) == cudaSuccess);
+    cuzk_gpu_trim(gpu);
+    CHECK(cudaMemGetInfo(&after, &total_b) == cudaSuccess);
+    CHECK(after >= before + 2 * bytes);
     for (int i = 0; i < 3; i++)
         free(v[i]);
     free(x);
     free(y);
-    printf("kept blocks: counted free, given back under a full device\n");
+    printf("kept blocks: counted free, given back under a full device and by trim\n");
 }
 
 static void test_oom(void)
