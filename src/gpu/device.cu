@@ -15,9 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gpu_internal.h"
+
+extern "C" {
+#include "cuzk/util.h" /* cuzk_now */
+}
 
 #define STAGE_BYTES ((size_t)64 << 20)
 
@@ -333,13 +336,6 @@ static __global__ void k_touch(uint8_t *p, size_t bytes)
         p[i] = 1;
 }
 
-static double bench_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 extern "C" cuzk_err cuzk_gpu_bench_alloc(cuzk_gpu *g, size_t bytes, int reps, double ms[4])
 {
     GPU_TRY(cudaSetDevice(g->ordinal), "select device");
@@ -352,20 +348,20 @@ extern "C" cuzk_err cuzk_gpu_bench_alloc(cuzk_gpu *g, size_t bytes, int reps, do
     for (int way = 0; way < 2; way++)
         for (int r = -1; r < reps; r++) {
             void *p = NULL;
-            double t0 = bench_now();
+            double t0 = cuzk_now();
             cuzk_err rc = way ? gpu_alloc_kept(&p, bytes, "alloc bench")
                               : gpu_alloc(&p, bytes, "alloc bench");
             if (rc)
                 return rc;
-            double t1 = bench_now();
+            double t1 = cuzk_now();
             k_touch<<<grid ? grid : 1, 256, 0, g->stream>>>((uint8_t *)p, bytes);
             cudaError_t e = cudaStreamSynchronize(g->stream);
-            double t2 = bench_now();
+            double t2 = cuzk_now();
             if (way)
                 gpu_free(p);
             else
                 cudaFree(p);
-            double t3 = bench_now();
+            double t3 = cuzk_now();
             if (e != cudaSuccess)
                 return gpu_fail(e, "alloc bench: touch");
             if (r >= 0) {
