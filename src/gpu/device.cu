@@ -466,17 +466,6 @@ double gpu_median(double *t, size_t n)
     return t[n / 2];
 }
 
-/* Kernels loaded when CUDA starts, not at their first launch. CUDA's
- * default (lazy loading) loads a kernel's code into device memory when it is
- * first launched; a launch that comes after the MSM's scratch has filled the
- * device then fails with "out of memory" (a WindowPoSt 32 GiB proof on an 80
- * GB GPU: the first G2 kernels, in its fifth MSM). Set before any CUDA call
- * of the process, and not over an operator's own CUDA_MODULE_LOADING. */
-__attribute__((constructor)) static void gpu_eager_modules(void)
-{
-    setenv("CUDA_MODULE_LOADING", "EAGER", 0);
-}
-
 extern "C" cuzk_err cuzk_gpu_open(int ordinal, cuzk_gpu **out)
 {
     *out = NULL;
