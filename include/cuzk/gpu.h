@@ -45,9 +45,13 @@ int cuzk_gpu_ordinal(const cuzk_gpu *g);
 /* Device memory as the handle sees it: free and total of the device (all
  * processes), the bytes of MSM bases this handle keeps resident, and the
  * pinned host staging buffers it holds (resident_bytes counts the
- * constraint systems kept for the device SpMV too). */
+ * constraint systems kept for the device SpMV too). free_bytes includes
+ * what cuzk holds for reuse and gives back to any allocation that needs
+ * it: the idle MSM scratch (arena_bytes) and the blocks kept between
+ * proofs (kept_bytes, CUZK_GPU_KEEP_BLOCKS=1), both of the whole device. */
 typedef struct {
     size_t free_bytes, total_bytes, resident_bytes, pinned_host_bytes;
+    size_t arena_bytes, kept_bytes;
 } cuzk_gpu_mem;
 cuzk_err cuzk_gpu_mem_info(cuzk_gpu *g, cuzk_gpu_mem *out);
 /* Pinned host memory held by cuzk's GPU code in this process (staging

@@ -85,16 +85,22 @@ static size_t arena_release_idle(void)
     return freed;
 }
 
-size_t gpu_arena_idle_bytes(const cuzk_gpu *g)
+/* The bytes of device dev's arena while idle (else 0). */
+static size_t arena_idle(int dev)
 {
     size_t b = 0;
-    if (g->ordinal < 0 || g->ordinal >= GPU_MAX_ARENAS)
+    if (dev < 0 || dev >= GPU_MAX_ARENAS)
         return 0;
     pthread_mutex_lock(&g_arena_mu);
-    if (!g_arena[g->ordinal].busy)
-        b = g_arena[g->ordinal].bytes;
+    if (!g_arena[dev].busy)
+        b = g_arena[dev].bytes;
     pthread_mutex_unlock(&g_arena_mu);
-    return b + gpu_kept_bytes(g->ordinal);
+    return b;
+}
+
+size_t gpu_arena_idle_bytes(const cuzk_gpu *g)
+{
+    return arena_idle(g->ordinal) + gpu_kept_bytes(g->ordinal);
 }
 
 /* Blocks kept after use. A proof allocates and frees the same tens of GB
@@ -108,15 +114,19 @@ size_t gpu_arena_idle_bytes(const cuzk_gpu *g)
  * cudaFree synchronizes the device, so gpu_free does too before keeping a
  * block: whoever takes it next finds no kernel of its last owner still
  * using it. Kept blocks count as free memory (like the idle arena) and go
- * back to CUDA as soon as any allocation on their device runs short
- * (gpu_alloc, the arena), when the table is full (the least recently kept
- * first), and when a handle closes. Blocks below keep_min() (64 MiB;
- * CUZK_GPU_KEEP_MIN_MIB for tests, whose proofs are small) are not kept,
- * nor any while less than KEEP_HEADROOM of the device is free besides
- * them: a kernel's first launch may need device memory (its code, a
- * deeper stack), and no allocation of ours is there to give kept blocks
- * back for it.
- * CUZK_GPU_KEEP_BLOCKS=0 frees every block at once, as cudaFree would. */
+ * back to CUDA, the least recently kept first, as soon as a new block
+ * (gpu_alloc, the arena) would leave less than KEEP_HEADROOM free
+ * (keep_make_room), when the table is full, and when a handle closes. Blocks below keep_min() (64
+ * MiB; CUZK_GPU_KEEP_MIN_MIB for tests, whose proofs are small) are not kept, nor any while less
+ * than KEEP_HEADROOM of the device is free besides them: a kernel's first launch may need device
+ * memory (its code, a deeper stack), and no allocation of ours is there to give kept blocks back
+ * for it. Off by default: every block is freed at once, as cudaFree would; CUZK_GPU_KEEP_BLOCKS=1
+ * keeps them. On the H200 keeping them made the engine's 2^27 partitions faster (13.63 s per
+ * 10-partition proof against 14.17) but a 32 GiB WindowPoSt slower (3.92 s of device time against
+ * 3.56) while a full device gave every kept block and the MSM arena back
+ * at each allocation that failed; keep_make_room, which avoids those
+ * failures, has not been measured yet. The allocation bench keeps blocks
+ * whatever the setting (g_keep_bench). */
 #define KEEP_SLOTS 64
 #define KEEP_HEADROOM ((size_t)2 << 30)
 static struct {
@@ -129,9 +139,11 @@ static struct {
 static uint64_t g_keep_clock;
 static pthread_mutex_t g_keep_mu = PTHREAD_MUTEX_INITIALIZER;
 
+static int g_keep_bench;
+
 static int keep_on(void)
 {
-    return env_uint("CUZK_GPU_KEEP_BLOCKS", 1, 0, 1);
+    return g_keep_bench || env_uint("CUZK_GPU_KEEP_BLOCKS", 0, 0, 1);
 }
 
 static size_t keep_min(void)
@@ -174,6 +186,40 @@ static size_t keep_release(void)
         return 0;
     pthread_mutex_lock(&g_keep_mu);
     size_t freed = keep_release_locked(dev, 0);
+    pthread_mutex_unlock(&g_keep_mu);
+    return freed;
+}
+
+/* Room for a new block of bytes on the current device: kept blocks go
+ * back, the least recently kept first, until bytes and KEEP_HEADROOM are
+ * free or none is left, so that a kept block never makes an allocation
+ * fail (and then costs the idle MSM arena too: gpu_alloc) but only moves
+ * the cudaFree that freeing it at once would have done. Returns the bytes
+ * freed. */
+static size_t keep_make_room(size_t bytes)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    size_t freed = 0;
+    pthread_mutex_lock(&g_keep_mu);
+    for (;;) {
+        int any = 0;
+        for (int i = 0; i < KEEP_SLOTS && !any; i++)
+            any = g_keep[i].p && g_keep[i].kept && g_keep[i].dev == dev;
+        if (!any)
+            break;
+        size_t free_b = 0, total_b = 0;
+        if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+            cudaGetLastError();
+            break;
+        }
+        if (free_b >= bytes && free_b - bytes >= KEEP_HEADROOM)
+            break;
+        freed += keep_release_locked(dev, 1);
+    }
     pthread_mutex_unlock(&g_keep_mu);
     return freed;
 }
@@ -265,6 +311,7 @@ cuzk_err gpu_alloc_kept_try(void **p, size_t bytes)
         return CUZK_OK;
     if (keep)
         bytes = keep_round(bytes);
+    keep_make_room(bytes);
     cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
     if (e == cudaErrorMemoryAllocation && keep) {
         cudaGetLastError();
@@ -341,18 +388,18 @@ extern "C" cuzk_err cuzk_gpu_bench_alloc(cuzk_gpu *g, size_t bytes, int reps, do
     GPU_TRY(cudaSetDevice(g->ordinal), "select device");
     if (reps < 1 || reps > 64)
         return cuzk_fail(CUZK_EINVAL, "alloc bench: reps %d outside 1..64", reps);
-    if (!keep_on())
-        return cuzk_fail(CUZK_EINVAL, "alloc bench: CUZK_GPU_KEEP_BLOCKS=0 (blocks are not kept)");
     double t[4][64];
     unsigned grid = (unsigned)((bytes / 4096 + 255) / 256);
-    for (int way = 0; way < 2; way++)
-        for (int r = -1; r < reps; r++) {
+    cuzk_err rc = CUZK_OK;
+    g_keep_bench = 1;
+    for (int way = 0; way < 2 && !rc; way++)
+        for (int r = -1; r < reps && !rc; r++) {
             void *p = NULL;
             double t0 = cuzk_now();
-            cuzk_err rc = way ? gpu_alloc_kept(&p, bytes, "alloc bench")
-                              : gpu_alloc(&p, bytes, "alloc bench");
+            rc = way ? gpu_alloc_kept(&p, bytes, "alloc bench")
+                     : gpu_alloc(&p, bytes, "alloc bench");
             if (rc)
-                return rc;
+                break;
             double t1 = cuzk_now();
             k_touch<<<grid ? grid : 1, 256, 0, g->stream>>>((uint8_t *)p, bytes);
             cudaError_t e = cudaStreamSynchronize(g->stream);
@@ -363,13 +410,16 @@ extern "C" cuzk_err cuzk_gpu_bench_alloc(cuzk_gpu *g, size_t bytes, int reps, do
                 cudaFree(p);
             double t3 = cuzk_now();
             if (e != cudaSuccess)
-                return gpu_fail(e, "alloc bench: touch");
-            if (r >= 0) {
+                rc = gpu_fail(e, "alloc bench: touch");
+            else if (r >= 0) {
                 t[2 * way][r] = 1e3 * (t1 - t0);
                 t[2 * way + 1][r] = 1e3 * (t3 - t2);
             }
         }
     keep_release();
+    g_keep_bench = 0;
+    if (rc)
+        return rc;
     for (int i = 0; i < 4; i++)
         ms[i] = gpu_median(t[i], (size_t)reps);
     return CUZK_OK;
@@ -399,6 +449,7 @@ cuzk_err gpu_arena_get(cuzk_gpu *g, size_t bytes, void **p, int *own)
         cudaFree(g_arena[d].p);
         g_arena[d].p = NULL;
         g_arena[d].bytes = 0;
+        keep_make_room(bytes);
         cudaError_t e = cudaMalloc(&g_arena[d].p, bytes);
         if (e == cudaErrorMemoryAllocation) {
             cudaGetLastError();
@@ -435,10 +486,17 @@ void gpu_arena_put(cuzk_gpu *g, void *p, int own)
 cuzk_err gpu_alloc(void **p, size_t bytes, const char *what)
 {
     *p = NULL;
+    keep_make_room(bytes);
     cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+    /* short still: every kept block, then the idle MSM arena */
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();
-        if (keep_release() + arena_release_idle())
+        if (keep_release())
+            e = cudaMalloc(p, bytes ? bytes : 1);
+    }
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        if (arena_release_idle())
             e = cudaMalloc(p, bytes ? bytes : 1);
     }
     if (e == cudaSuccess)
@@ -615,6 +673,8 @@ extern "C" cuzk_err cuzk_gpu_mem_info(cuzk_gpu *g, cuzk_gpu_mem *out)
 {
     memset(out, 0, sizeof *out);
     CUZK_TRY(cuzk_gpu_device_mem(g->ordinal, &out->free_bytes, &out->total_bytes));
+    out->kept_bytes = gpu_kept_bytes(g->ordinal);
+    out->arena_bytes = arena_idle(g->ordinal);
     for (int i = 0; i < GPU_MAX_RESIDENT; i++)
         if (g->res[i].dev)
             out->resident_bytes += g->res[i].n * g->res[i].elem;

@@ -654,9 +654,11 @@ static void test_h_resident(void)
 /* Blocks kept between proofs count as free memory and go back when an
  * allocation runs short: after two H computations at 2^22 (the first's
  * vectors kept and taken again by the second, b and c's 256 MiB kept
- * after it), a hog of all but 64 MiB of the device, then a 2^22 NTT
- * (128 MiB of data) runs on the memory they gave back. Oracle: the CPU
- * NTT. */
+ * after it) and an MSM (its scratch, the arena, idle after it), a hog of
+ * all but 64 MiB of the device, then a 2^22 NTT (128 MiB of data) runs on
+ * the memory the kept blocks gave back, and the arena stays (only when
+ * kept blocks do not suffice does an allocation take it). Oracles: the
+ * CPU NTT and MSM. */
 static void test_kept_blocks(void)
 {
     size_t n = (size_t)1 << 22, bytes = n * sizeof(cuzk_fr);
@@ -667,10 +669,15 @@ static void test_kept_blocks(void)
     }
     CHECK_OK(cuzk_gpu_compute_h(gpu, 22, v[0], v[1], v[2]));
     CHECK_OK(cuzk_gpu_compute_h(gpu, 22, v[0], v[1], v[2]));
+    test_msm_g1(4096, 0, 0);
     size_t raw_free = 0, total_b = 0, told_free = 0, told_total = 0;
     CHECK(cudaMemGetInfo(&raw_free, &total_b) == cudaSuccess);
     CHECK_OK(cuzk_gpu_device_mem(0, &told_free, &told_total));
     CHECK(told_free >= raw_free + 2 * bytes); /* b and c's block counted free */
+    cuzk_gpu_mem m0, m1;
+    CHECK_OK(cuzk_gpu_mem_info(gpu, &m0));
+    CHECK(m0.kept_bytes >= 2 * bytes && m0.arena_bytes > 0);
+    CHECK(m0.free_bytes >= raw_free + m0.kept_bytes + m0.arena_bytes);
     void *hog = NULL;
     size_t keep = (size_t)64 << 20, free_b = raw_free;
     while (free_b > 2 * keep && cudaMalloc(&hog, free_b - keep) != cudaSuccess) {
@@ -681,7 +688,10 @@ static void test_kept_blocks(void)
     cuzk_fr_vec_rng(x, n, 44);
     memcpy(y, x, bytes);
     CHECK_OK(cuzk_gpu_ntt(gpu, CUZK_GPU_NTT_FORWARD, 22, y));
+    CHECK_OK(cuzk_gpu_mem_info(gpu, &m1));
     cudaFree(hog);
+    CHECK(m1.kept_bytes < m0.kept_bytes);
+    CHECK(m1.arena_bytes == m0.arena_bytes);
     cuzk_ntt_domain d;
     CHECK_OK(cuzk_ntt_domain_init(&d, 22));
     cuzk_ntt_forward(&d, x);
@@ -748,6 +758,9 @@ int main(void)
     char desc[256];
     CHECK_OK(cuzk_gpu_describe(0, desc, sizeof desc));
     printf("%s\n", desc);
+    /* blocks kept between proofs (off by default) in every check below,
+     * and one proof without */
+    setenv("CUZK_GPU_KEEP_BLOCKS", "1", 1);
     CHECK_OK(cuzk_gpu_open(0, &gpu));
     if (!gpu)
         return check_done("test_gpu_backend");
@@ -817,7 +830,7 @@ int main(void)
     test_prove(cpu, cuda, 40000);
     setenv("CUZK_GPU_KEEP_BLOCKS", "0", 1);
     test_prove(cpu, cuda, 40000);
-    unsetenv("CUZK_GPU_KEEP_BLOCKS");
+    setenv("CUZK_GPU_KEEP_BLOCKS", "1", 1);
     unsetenv("CUZK_GPU_KEEP_MIN_MIB");
     /* proofs this small take the XYZZ accumulation; the same with the
      * batch-affine one forced */
