@@ -922,19 +922,37 @@ static cuzk_err msm_core(cuzk_gpu *g, int g2, void *out, const void *dbases, con
     uint8_t *carries = (uint8_t *)(counters + 4);
     cuzk_err rc = CUZK_OK;
     uint32_t hc[4];
-    cudaMemsetAsync(counters, 0, 4 * sizeof(uint32_t), g->stream);
+    /* each call's error checked where it happens, so that none is left for
+     * a later check to report as its own */
+    cudaError_t e = cudaMemsetAsync(counters, 0, 4 * sizeof(uint32_t), g->stream);
+    if (e != cudaSuccess) {
+        rc = gpu_fail(e, "MSM split: counters");
+        goto done;
+    }
     if (dd) {
         k_msm_popc<<<(unsigned)((words + 255) / 256), 256, 0, g->stream>>>(dd, words, cnt);
-        cub::DeviceScan::ExclusiveSum(cub_tmp, cub_bytes, cnt, pre, words, g->stream);
+        e = cudaGetLastError();
+        if (e == cudaSuccess)
+            e = cub::DeviceScan::ExclusiveSum(cub_tmp, cub_bytes, cnt, pre, words, g->stream);
+        if (e != cudaSuccess) {
+            rc = gpu_fail(e, "MSM split: density counts");
+            goto done;
+        }
         if ((rc = gpu_alloc(&cub_tmp, cub_bytes, "MSM scan scratch")))
             goto done;
-        cub::DeviceScan::ExclusiveSum(cub_tmp, cub_bytes, cnt, pre, words, g->stream);
+        e = cub::DeviceScan::ExclusiveSum(cub_tmp, cub_bytes, cnt, pre, words, g->stream);
+        if (e != cudaSuccess) {
+            rc = gpu_fail(e, "MSM split: density prefix");
+            goto done;
+        }
     }
     {
         size_t blocks = (n + 255) / 256;
         k_msm_classify<<<(unsigned)(blocks > 65536 ? 65536 : blocks), 256, 0, g->stream>>>(
             dk, dd, pre, n, ones_idx, sig_idx, sig_k, counters);
-        cudaError_t e = cudaMemcpyAsync(hc, counters, sizeof hc, cudaMemcpyDeviceToHost, g->stream);
+        e = cudaGetLastError();
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(hc, counters, sizeof hc, cudaMemcpyDeviceToHost, g->stream);
         if (e == cudaSuccess)
             e = cudaStreamSynchronize(g->stream);
         if (e != cudaSuccess) {

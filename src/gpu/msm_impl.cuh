@@ -597,8 +597,9 @@ static cuzk_err PN(_ones_affine)(cuzk_gpu *g, const AFF *bases, const uint32_t *
     for (;; piece /= 2) {
         nbp = (piece + ((size_t)1 << lg) - 1) >> lg;
         cub_bytes = 0;
-        cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, (uint32_t *)0, (uint32_t *)0, nbp + 1,
-                                      g->stream);
+        GPU_TRY(cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, (uint32_t *)0, (uint32_t *)0,
+                                              nbp + 1, g->stream),
+                "MSM ones: scan scratch size");
         ba_layout_make(&BL, piece, nbp, sizeof(AFF), sizeof(fp_t), BA_OUTPUTS);
         if (BL.tail_k)
             BL.tail_k = tail_k;
@@ -1072,10 +1073,17 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
         unsigned keybits = 1;
         while (((size_t)pl.wb << (pl.c - 1)) >> keybits)
             keybits++;
-        cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, (uint32_t *)0, (uint32_t *)0, (uint32_t *)0,
-                                        (uint32_t *)0, pmax, 0, (int)keybits, g->stream);
-        cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, (uint32_t *)0, (uint32_t *)0, nbmax + 1,
-                                      g->stream);
+        cudaError_t qe = cub::DeviceRadixSort::SortPairs(
+            tmp, tmp_bytes, (uint32_t *)0, (uint32_t *)0, (uint32_t *)0, (uint32_t *)0, pmax, 0,
+            (int)keybits, g->stream);
+        if (qe == cudaSuccess)
+            qe = cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, (uint32_t *)0, (uint32_t *)0,
+                                               nbmax + 1, g->stream);
+        if (qe != cudaSuccess) {
+            free(wins);
+            rc = gpu_fail(qe, "MSM: sort and scan scratch sizes");
+            goto done;
+        }
         ba_layout BL;
         ba_layout_make(&BL, pmax, nbmax, sizeof(AFF), sizeof(fp_t), BA_OUTPUTS);
         int red_ov = red_want && pl.affine;
