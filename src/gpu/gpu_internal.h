@@ -175,6 +175,9 @@ cuzk_err gpu_alloc_kept(void **p, size_t bytes, const char *what);
 cuzk_err gpu_alloc_kept_try(void **p, size_t bytes);
 void gpu_free(void *p);
 size_t gpu_kept_bytes(int dev);
+/* The largest per-thread local memory of the MSM kernels (msm.cu), which
+ * cuzk_gpu_open reserves as the device's stack size. */
+size_t gpu_msm_stack_need(void);
 /* The device's MSM scratch arena (device.cu): at least `bytes`, kept for the
  * next MSM; *own set when a private block was allocated instead (the arena
  * busy with another handle, or too large to keep): give it back with
