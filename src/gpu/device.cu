@@ -103,30 +103,26 @@ size_t gpu_arena_idle_bytes(const cuzk_gpu *g)
     return arena_idle(g->ordinal) + gpu_kept_bytes(g->ordinal);
 }
 
-/* Blocks kept after use. A proof allocates and frees the same tens of GB
- * every partition (H's vectors, the witness, the packed witness, the MSMs'
- * split lists), and cudaMalloc and cudaFree of a GB-sized block map or
- * unmap its pages while the device waits. gpu_alloc_kept takes a kept
- * block of the size asked (or up to 1/8 larger) when there is one, and
- * gpu_free keeps a block gpu_alloc_kept handed out instead of freeing it
- * (new blocks are rounded up to 64 MiB so that sizes that vary a little
- * still find theirs).
- * cudaFree synchronizes the device, so gpu_free does too before keeping a
- * block: whoever takes it next finds no kernel of its last owner still
- * using it. Kept blocks count as free memory (like the idle arena) and go
- * back to CUDA, the least recently kept first, as soon as a new block
- * (gpu_alloc, the arena) would leave less than KEEP_HEADROOM free
- * (keep_make_room), when the table is full, and when a handle closes. Blocks below keep_min() (64
- * MiB; CUZK_GPU_KEEP_MIN_MIB for tests, whose proofs are small) are not kept, nor any while less
- * than KEEP_HEADROOM of the device is free besides them: a kernel's first launch may need device
- * memory (its code, a deeper stack), and no allocation of ours is there to give kept blocks back
- * for it. Off by default: every block is freed at once, as cudaFree would; CUZK_GPU_KEEP_BLOCKS=1
- * keeps them. On the H200 keeping them made the engine's 2^27 partitions faster (13.63 s per
- * 10-partition proof against 14.17) but a 32 GiB WindowPoSt slower (3.92 s of device time against
- * 3.56) while a full device gave every kept block and the MSM arena back
- * at each allocation that failed; keep_make_room, which avoids those
- * failures, has not been measured yet. The allocation bench keeps blocks
- * whatever the setting (g_keep_bench). */
+/* Blocks kept after use. A proof allocates and frees the same tens of GB every partition (H's
+ * vectors, the witness, the packed witness, the MSMs' split lists), and cudaMalloc and cudaFree of
+ * a GB-sized block map or unmap its pages while the device waits. gpu_alloc_kept takes a kept
+ * block of the size asked (or up to 1/8 larger) when there is one, and gpu_free keeps a block
+ * gpu_alloc_kept handed out instead of freeing it (new blocks are rounded up to 64 MiB so that
+ * sizes that vary a little still find theirs). cudaFree synchronizes the device, so gpu_free does
+ * too before keeping a block: whoever takes it next finds no kernel of its last owner still using
+ * it. Kept blocks count as free memory (like the idle arena) and go back to CUDA, the least
+ * recently kept first, as soon as a new block (gpu_alloc, the arena) would leave less than
+ * KEEP_HEADROOM free (keep_make_room), when the table is full, and when a handle closes. Blocks
+ * below keep_min() (64 MiB; CUZK_GPU_KEEP_MIN_MIB for tests, whose proofs are small) are not kept,
+ * nor any while less than KEEP_HEADROOM of the device is free besides them: a kernel's first
+ * launch may need device memory (its code, a deeper stack), and no allocation of ours is there to
+ * give kept blocks back for it. Off by default: every block is freed at once, as cudaFree would;
+ * CUZK_GPU_KEEP_BLOCKS=1 keeps them. On the H200 keeping them made the engine's 2^27 partitions
+ * faster (13.63 s per 10-partition proof against 14.17) but a 32 GiB WindowPoSt slower (3.92 s of
+ * device time against 3.56) while a full device gave every kept block and the MSM arena back at
+ * each allocation that failed; keep_make_room, which avoids those failures, has not been measured
+ * yet. The allocation bench keeps blocks whatever the setting (g_keep_bench).
+ */
 #define KEEP_SLOTS 64
 #define KEEP_HEADROOM ((size_t)2 << 30)
 static struct {
@@ -546,9 +542,9 @@ extern "C" cuzk_err cuzk_gpu_open(int ordinal, cuzk_gpu **out)
     /* Local memory for the deepest MSM kernel, reserved now. The device
      * holds one local-memory block sized for its deepest kernel so far
      * (per-thread frame, with 512 bytes for the calls' own stack, times
-     * every thread the device can hold: ~1.3 GB on an H200 for the G2
-     * bucket reduction's 4.4 KB); a launch that needs a
-     * larger one grows it first, and on a full device (a proof's MSM
+     * every thread the device can hold: ~0.6 GB on an H200 for the G2
+     * bucket reduction's 1.8 KB); a launch that needs a larger one grows it
+     * first, and on a full device (a proof's MSM
      * scratch, the G2 MSM that comes last) that growth fails as "out of
      * memory" at the launch. Set as the stack limit, the block is taken
      * while the device has room. Not reserved when even that fails (the

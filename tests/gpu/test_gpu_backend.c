@@ -736,8 +736,8 @@ static void test_oom(void)
               "GPU out of memory: MSM bases");
     free(bases);
     /* A small G2 MSM still runs, and right, though no G2 kernel has run in
-     * this process yet: its reductions' local memory (up to 4.4 KB a
-     * thread, ~1.3 GB of the device) was reserved when the handle opened;
+     * this process yet: its reductions' local memory (up to 1.8 KB a
+     * thread, ~0.6 GB of the device) was reserved when the handle opened;
      * grown at their first launch, as CUDA does by default, it needs memory
      * that is not free here ("out of memory" at the launch). */
     test_msm_g2(1000, 0, 0);
@@ -767,9 +767,20 @@ int main(void)
     /* blocks kept between proofs (off by default) in every check below,
      * and one proof without */
     setenv("CUZK_GPU_KEEP_BLOCKS", "1", 1);
+    /* Opening reserves the MSM kernels' local memory: the stack limit rises
+     * above CUDA's default 1 KiB (the G2 bucket reduction's frame) and the
+     * device's free memory falls by about that times its threads. */
+    size_t free0 = 0, free1 = 0, total = 0, stack = 0;
+    CHECK(cudaSetDevice(0) == cudaSuccess && cudaFree(NULL) == cudaSuccess);
+    CHECK(cudaMemGetInfo(&free0, &total) == cudaSuccess);
     CHECK_OK(cuzk_gpu_open(0, &gpu));
     if (!gpu)
         return check_done("test_gpu_backend");
+    CHECK(cudaMemGetInfo(&free1, &total) == cudaSuccess);
+    CHECK(cudaDeviceGetLimit(&stack, cudaLimitStackSize) == cudaSuccess);
+    CHECK(stack > 1024);
+    printf("open: stack limit %zu bytes a thread, %.1f MiB of the device taken\n", stack,
+           ((double)free0 - (double)free1) / (1 << 20));
     test_errors();
     test_h_resident();
     test_kept_blocks();
