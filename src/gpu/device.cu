@@ -508,6 +508,19 @@ cuzk_err gpu_alloc(void **p, size_t bytes, const char *what)
     return cuzk_fail(CUZK_EINTERNAL, "GPU: allocating %s: %s", what, cudaGetErrorString(e));
 }
 
+/* Bases kept from earlier proofs give way to this proof's buffers (the
+ * MSMs upload them again). Without this an 80 GB GPU that had kept a 32
+ * GiB WindowPoSt's five base sets (~60 GB) could not start the next
+ * proof. */
+cuzk_err gpu_alloc_for(cuzk_gpu *g, void **p, size_t bytes, const char *what, int kept)
+{
+    for (;;) {
+        cuzk_err rc = kept ? gpu_alloc_kept(p, bytes, what) : gpu_alloc(p, bytes, what);
+        if (rc != CUZK_ENOMEM || !gpu_resident_shed(g))
+            return rc;
+    }
+}
+
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -632,7 +645,7 @@ extern "C" cuzk_err cuzk_gpu_scalars_set(cuzk_gpu *g, const cuzk_fr *w, size_t n
         return CUZK_OK;
     GPU_TRY(cudaSetDevice(g->ordinal), "select device");
     void *d;
-    CUZK_TRY(gpu_alloc(&d, n * sizeof(cuzk_fr), "witness scalars"));
+    CUZK_TRY(gpu_alloc_for(g, &d, n * sizeof(cuzk_fr), "witness scalars", 0));
     gpu_times_begin(g);
     cuzk_err rc = gpu_copy_h2d(g, d, w, n * sizeof(cuzk_fr));
     gpu_times_mark(g, 1);

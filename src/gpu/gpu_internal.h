@@ -42,6 +42,7 @@ typedef struct {
     void *dev;
     uint64_t last_use;
     int pinned; /* kept for good (cuzk_gpu_bases_pin): never evicted, matched without sample */
+    int busy;   /* an MSM is using it: gpu_resident_shed leaves it */
 } gpu_resident;
 
 /* A constraint system kept on the device for the SpMV (spmv.cu): its
@@ -101,6 +102,9 @@ struct cuzk_gpu {
     gpu_resident res[GPU_MAX_RESIDENT];
     gpu_density dens[GPU_MAX_DENSITY];
     uint64_t use_clock;
+    /* use_clock when the last two proofs began (gpu_proof_begin): base
+     * sets used since proof_mark[0] belong to the circuit being proved */
+    uint64_t proof_mark[2];
     /* The witness of the proof in progress on the device (device.cu,
      * cuzk_gpu_scalars_set): an MSM whose scalars lie inside
      * [wit_host, wit_host + wit_n) reads them here instead of uploading. */
@@ -174,6 +178,16 @@ cuzk_err gpu_alloc_kept(void **p, size_t bytes, const char *what);
  * arena, when short (best-effort copies ahead). */
 cuzk_err gpu_alloc_kept_try(void **p, size_t bytes);
 void gpu_free(void *p);
+/* A proof's buffer on handle g: gpu_alloc (kept: gpu_alloc_kept), and when
+ * the device is still short, g's resident base sets that are neither
+ * pinned nor in use by an MSM go back, the least recently used first,
+ * until the block fits or none is left (device.cu). */
+cuzk_err gpu_alloc_for(cuzk_gpu *g, void **p, size_t bytes, const char *what, int kept);
+/* Frees one of g's resident base sets that is neither pinned nor in use,
+ * the one needed last (msm.cu); returns its bytes, 0 when there is none. */
+size_t gpu_resident_shed(cuzk_gpu *g);
+/* A proof begins on g (its H): marks the resident sets' ages (msm.cu). */
+void gpu_proof_begin(cuzk_gpu *g);
 size_t gpu_kept_bytes(int dev);
 /* The largest per-thread local memory of the MSM kernels (msm.cu), which
  * cuzk_gpu_open reserves as the device's stack size. */

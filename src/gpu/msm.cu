@@ -848,13 +848,15 @@ static gpu_resident *pinned_find(cuzk_gpu *g, const void *host, size_t n, size_t
 }
 
 /* The device copy of host bases, uploading (and evicting) as needed. */
-static cuzk_err resident_get(cuzk_gpu *g, const void *host, size_t n, size_t elem, void **dev)
+static cuzk_err resident_get(cuzk_gpu *g, const void *host, size_t n, size_t elem, void **dev,
+                             gpu_resident **slot_out)
 {
     g->use_clock++;
     gpu_resident *pr = pinned_find(g, host, n, elem);
     if (pr) {
         pr->last_use = g->use_clock;
         *dev = pr->dev;
+        *slot_out = pr;
         return CUZK_OK;
     }
     unsigned char s[GPU_SAMPLE][192];
@@ -865,39 +867,29 @@ static cuzk_err resident_get(cuzk_gpu *g, const void *host, size_t n, size_t ele
             !memcmp(r->sample, s, sizeof s)) {
             r->last_use = g->use_clock;
             *dev = r->dev;
+            *slot_out = r;
             return CUZK_OK;
         }
     }
-    /* A slot: a free one, else the least recently used one not pinned. */
+    /* A slot: a free one, else the least recently used one neither pinned
+     * nor in use. */
     int slot = -1;
     for (int i = 0; i < GPU_MAX_RESIDENT; i++) {
-        if (!g->res[i].dev) {
+        const gpu_resident *r = &g->res[i];
+        if (!r->dev) {
             slot = i;
             break;
         }
-        if (!g->res[i].pinned && (slot < 0 || g->res[i].last_use < g->res[slot].last_use))
+        if (!r->pinned && !r->busy && (slot < 0 || r->last_use < g->res[slot].last_use))
             slot = i;
     }
     if (slot < 0)
-        return cuzk_fail(CUZK_ENOMEM, "GPU %d: all %d resident base sets are pinned", g->ordinal,
-                         GPU_MAX_RESIDENT);
+        return cuzk_fail(CUZK_ENOMEM, "GPU %d: all %d resident base sets are pinned or in use",
+                         g->ordinal, GPU_MAX_RESIDENT);
     if (g->res[slot].dev)
         resident_drop(&g->res[slot]);
     void *d = NULL;
-    cuzk_err rc = gpu_alloc(&d, n * elem, "MSM bases");
-    while (rc == CUZK_ENOMEM) { /* evict the least recently used set and retry */
-        int v = -1;
-        for (int i = 0; i < GPU_MAX_RESIDENT; i++)
-            if (g->res[i].dev && !g->res[i].pinned &&
-                (v < 0 || g->res[i].last_use < g->res[v].last_use))
-                v = i;
-        if (v < 0)
-            return rc;
-        resident_drop(&g->res[v]);
-        rc = gpu_alloc(&d, n * elem, "MSM bases");
-    }
-    if (rc)
-        return rc;
+    CUZK_TRY(gpu_alloc_for(g, &d, n * elem, "MSM bases", 0));
     cuzk_err ce = gpu_copy_h2d(g, d, host, n * elem);
     cudaError_t e = ce ? cudaSuccess : cudaStreamSynchronize(g->stream);
     if (ce || e != cudaSuccess) {
@@ -912,7 +904,47 @@ static cuzk_err resident_get(cuzk_gpu *g, const void *host, size_t n, size_t ele
     r->dev = d;
     r->last_use = g->use_clock;
     *dev = d;
+    *slot_out = r;
     return CUZK_OK;
+}
+
+void gpu_proof_begin(cuzk_gpu *g)
+{
+    g->proof_mark[0] = g->proof_mark[1];
+    g->proof_mark[1] = g->use_clock;
+}
+
+/* Which set goes when a proof's buffer does not fit: the one whose next
+ * use is furthest away. Sets no proof used since the previous one began
+ * belong to other circuits: the least recently used of those first. Else
+ * every set belongs to the circuit being proved, whose MSMs use them in the
+ * same order every proof: one this proof has used already is next needed
+ * in the next proof (those not yet used come sooner), the most recently
+ * used the latest. Least recently used first instead, a GPU too small to
+ * keep a circuit's sets beside a proof's buffers (80 GB, a 32 GiB
+ * WindowPoSt's ~60 GB of bases) would upload every set again every proof;
+ * this way only the last. */
+size_t gpu_resident_shed(cuzk_gpu *g)
+{
+    int v = -1, vk = 0;
+    for (int i = 0; i < GPU_MAX_RESIDENT; i++) {
+        const gpu_resident *r = &g->res[i];
+        if (!r->dev || r->pinned || r->busy)
+            continue;
+        /* kind 2: another circuit's (LRU), 1: used this proof, 0: not yet (MRU) */
+        int k = r->last_use <= g->proof_mark[0] ? 2 : r->last_use > g->proof_mark[1];
+        if (v < 0 || k > vk ||
+            (k == vk &&
+             (k == 2 ? r->last_use < g->res[v].last_use : r->last_use > g->res[v].last_use))) {
+            v = i;
+            vk = k;
+        }
+    }
+    if (v < 0)
+        return 0;
+    size_t bytes = g->res[v].n * g->res[v].elem;
+    resident_drop(&g->res[v]);
+    return bytes;
 }
 
 extern "C" cuzk_err cuzk_gpu_bases_pin(cuzk_gpu *g, const void *host, size_t n, size_t elem)
@@ -921,10 +953,9 @@ extern "C" cuzk_err cuzk_gpu_bases_pin(cuzk_gpu *g, const void *host, size_t n, 
         return CUZK_OK;
     GPU_TRY(cudaSetDevice(g->ordinal), "select device");
     void *d;
-    CUZK_TRY(resident_get(g, host, n, elem, &d));
-    for (int i = 0; i < GPU_MAX_RESIDENT; i++)
-        if (g->res[i].dev == d)
-            g->res[i].pinned = 1;
+    gpu_resident *r;
+    CUZK_TRY(resident_get(g, host, n, elem, &d, &r));
+    r->pinned = 1;
     return CUZK_OK;
 }
 
@@ -947,7 +978,7 @@ static cuzk_err msm_core(cuzk_gpu *g, int g2, void *out, const void *dbases, con
      * prefix; counters; the digits' carries between window chunks */
     size_t bytes = n * sizeof(fr_t) + 2 * n * sizeof(uint32_t) + words * 2 * sizeof(uint32_t) +
                    4 * sizeof(uint32_t) + n;
-    CUZK_TRY(gpu_alloc_kept(&buf, bytes, "MSM split lists"));
+    CUZK_TRY(gpu_alloc_for(g, &buf, bytes, "MSM split lists", 1));
     uint32_t *sig_k = (uint32_t *)buf;
     uint32_t *ones_idx = sig_k + 8 * n, *sig_idx = ones_idx + n;
     uint32_t *cnt = sig_idx + n, *pre = cnt + words, *counters = pre + words;
@@ -1039,30 +1070,32 @@ static cuzk_err msm_split(cuzk_gpu *g, int g2, void *out, const void *bases, siz
         return CUZK_OK;
     }
     void *dbases, *buf = NULL;
-    CUZK_TRY(resident_get(g, bases, n_bases, elem, &dbases));
+    gpu_resident *r;
+    CUZK_TRY(resident_get(g, bases, n_bases, elem, &dbases, &r));
+    r->busy = 1; /* this MSM's own buffers may shed other sets, not this one */
     gpu_times_begin(g);
     /* Scalars inside the proof's witness are on the device already. */
     const fr_t *wk = (const fr_t *)gpu_scalars_lookup(g, k, n);
     size_t kbytes = wk ? 0 : n * sizeof(fr_t), dbytes = own_dd ? words * sizeof(uint64_t) : 0;
-    if (kbytes + dbytes)
-        CUZK_TRY(gpu_alloc_kept(&buf, kbytes + dbytes, "MSM scalars"));
+    rc = kbytes + dbytes ? gpu_alloc_for(g, &buf, kbytes + dbytes, "MSM scalars", 1) : CUZK_OK;
     fr_t *dk = wk ? (fr_t *)wk : (fr_t *)buf;
-    rc = wk ? CUZK_OK : gpu_copy_h2d(g, dk, k, kbytes);
+    if (!rc && !wk)
+        rc = gpu_copy_h2d(g, dk, k, kbytes);
     if (!rc && own_dd) {
         dd = (const uint64_t *)((char *)buf + kbytes);
         rc = gpu_copy_h2d(g, (void *)dd, density, dbytes);
     }
-    if (rc) {
+    if (!rc) {
+        gpu_times_mark(g, 1);
+        rc = msm_core(g, g2, out, dbases, dk, dd, n, stats);
+        gpu_times_mark(g, 2);
+        if (!rc)
+            rc = gpu_times_end(g);
+    } else {
         cudaStreamSynchronize(g->stream);
-        gpu_free(buf);
-        return rc;
     }
-    gpu_times_mark(g, 1);
-    rc = msm_core(g, g2, out, dbases, dk, dd, n, stats);
-    gpu_times_mark(g, 2);
-    if (!rc)
-        rc = gpu_times_end(g);
     gpu_free(buf);
+    r->busy = 0;
     return rc;
 }
 

@@ -659,9 +659,10 @@ static cuzk_err compute_h(cuzk_gpu *g, unsigned log_m, cuzk_fr *a, const cuzk_fr
     CUZK_TRY(ntt_tables(g, log_m));
     size_t n = (size_t)1 << log_m, bytes = n * sizeof(fr_t);
     gpu_drop_h(g); /* the device memory of an unused earlier h */
+    gpu_proof_begin(g);
     void *da = NULL, *dbc = NULL;
-    CUZK_TRY(gpu_alloc_kept(&da, bytes, "H: a"));
-    cuzk_err rc = gpu_alloc_kept(&dbc, 2 * bytes, "H: b and c");
+    CUZK_TRY(gpu_alloc_for(g, &da, bytes, "H: a", 1));
+    cuzk_err rc = gpu_alloc_for(g, &dbc, 2 * bytes, "H: b and c", 1);
     if (rc) {
         gpu_free(da);
         return rc;
@@ -762,16 +763,17 @@ extern "C" cuzk_err cuzk_gpu_compute_h_pce(cuzk_gpu *g, const cuzk_pce *pce, con
     size_t n = (size_t)1 << log_m, bytes = n * sizeof(fr_t);
     size_t nw = (size_t)pce->n_inputs + pce->n_aux;
     gpu_drop_h(g); /* the device memory of an unused earlier h and witness */
+    gpu_proof_begin(g);
     cuzk_gpu_scalars_clear(g);
     if (!rc)
         rc = gpu_pce_resident(g, pce);
     void *da = NULL, *dbc = NULL, *dw = NULL, *pk = NULL;
     if (!rc)
-        rc = gpu_alloc_kept(&da, bytes, "H: a");
+        rc = gpu_alloc_for(g, &da, bytes, "H: a", 1);
     if (!rc)
-        rc = gpu_alloc_kept(&dbc, 2 * bytes + 64, "H: b and c");
+        rc = gpu_alloc_for(g, &dbc, 2 * bytes + 64, "H: b and c", 1);
     if (!rc)
-        rc = gpu_alloc_kept(&dw, nw * sizeof(fr_t), "witness scalars");
+        rc = gpu_alloc_for(g, &dw, nw * sizeof(fr_t), "witness scalars", 1);
     unsigned long long bad = ~0ull, *dbad = (unsigned long long *)((fr_t *)dbc + 2 * n);
     if (rc)
         gpu_free(pre);
@@ -843,7 +845,8 @@ extern "C" cuzk_err cuzk_gpu_compute_h_odd_coset(cuzk_gpu *g, unsigned log_m, cu
         return cuzk_fail(CUZK_ENOMEM, "H (snarkjs basis): out of host memory");
     pow_tables(ht, &gs, g->pow_bits, &ninv); /* ninv: scale of the inverse */
     void *d = NULL;
-    cuzk_err rc = gpu_alloc(&d, 4 * bytes + tn * sizeof(fr_t), "H (snarkjs basis): a, b, c");
+    cuzk_err rc =
+        gpu_alloc_for(g, &d, 4 * bytes + tn * sizeof(fr_t), "H (snarkjs basis): a, b, c", 0);
     if (rc) {
         free(ht);
         return rc;

@@ -198,8 +198,8 @@ static cuzk_err pce_resident(cuzk_gpu *g, const cuzk_pce *p, const uint8_t **dev
                 if (lru < 0 || g->pce[i].last_use < g->pce[lru].last_use)
                     lru = i;
             }
-        cuzk_err rc =
-            used < GPU_MAX_PCE ? gpu_alloc(&d, bytes, "constraint system (PCE)") : CUZK_ENOMEM;
+        cuzk_err rc = used < GPU_MAX_PCE ? gpu_alloc_for(g, &d, bytes, "constraint system (PCE)", 0)
+                                         : CUZK_ENOMEM;
         if (rc == CUZK_OK)
             break;
         if (rc != CUZK_ENOMEM || lru < 0)
@@ -372,7 +372,7 @@ cuzk_err gpu_pce_abc(cuzk_gpu *g, const cuzk_pce *p, const cuzk_wpack *wp, void 
     const uint8_t *image = cuzk_pce_image(p, &image_bytes);
     void *pk = pre;
     if (!pk) {
-        CUZK_TRY(gpu_alloc_kept(&pk, packed_bytes(wp), "packed witness"));
+        CUZK_TRY(gpu_alloc_for(g, &pk, packed_bytes(wp), "packed witness", 1));
         rc = packed_upload(g, g->stream, pk, wp);
         if (rc) {
             cudaStreamSynchronize(g->stream);

@@ -712,6 +712,60 @@ static void test_kept_blocks(void)
     printf("kept blocks: counted free, given back under a full device and by trim\n");
 }
 
+/* Base sets kept resident from earlier MSMs give way to a proof's buffers:
+ * with 2^22 G1 bases resident (384 MiB) and all but ~64 MiB of the rest of
+ * the device held, H at 2^21 (a, b and c: 192 MiB) runs on the memory the
+ * set gives back, and once the memory is free the MSM uploads its bases
+ * again. Without this an 80 GB GPU that had kept a 32 GiB WindowPoSt's base
+ * sets could not start the next proof. Oracles: the CPU's MSM, and H
+ * computed before the device was full (compared with the CPU's in test_h). */
+static void test_resident_shed(void)
+{
+    const unsigned lg = 21;
+    size_t n = (size_t)1 << 22, m = (size_t)1 << lg, hbytes = 3 * m * sizeof(cuzk_fr);
+    blst_p1_affine *bases = malloc(n * sizeof *bases);
+    cuzk_fr *k = malloc(n * sizeof *k), *v = malloc(4 * m * sizeof *v), *h = v + 3 * m;
+    g1_points(bases, n, 77);
+    cuzk_fr_vec_rng(k, n, 78);
+    cuzk_fr_vec_rng(v, 3 * m, 79);
+    memcpy(h, v, m * sizeof *h);
+    cuzk_gpu_msm_forget(gpu);
+    CHECK_OK(cuzk_gpu_compute_h(gpu, lg, h, v + m, v + 2 * m)); /* its tables made */
+    blst_p1 want, got;
+    CHECK_OK(cuzk_msm_g1(&want, bases, n, k, NULL, n, NULL));
+    CHECK_OK(cuzk_gpu_msm_g1(gpu, &got, bases, n, k, NULL, n, NULL));
+    CHECK(blst_p1_is_equal(&want, &got));
+    cuzk_gpu_mem m0, m1;
+    cuzk_gpu_trim(gpu);
+    CHECK_OK(cuzk_gpu_mem_info(gpu, &m0));
+    CHECK(m0.resident_bytes >= n * sizeof *bases);
+    size_t free_b = 0, total_b = 0, keep = (size_t)64 << 20;
+    CHECK(cudaMemGetInfo(&free_b, &total_b) == cudaSuccess);
+    void *hog = NULL;
+    while (free_b > 2 * keep && cudaMalloc(&hog, free_b - keep) != cudaSuccess) {
+        cudaGetLastError();
+        free_b -= keep;
+    }
+    CHECK(hog != NULL);
+    if (!hog)
+        return;
+    CHECK(cudaMemGetInfo(&free_b, &total_b) == cudaSuccess);
+    CHECK(free_b < hbytes); /* H does not fit beside the bases */
+    CHECK_OK(cuzk_gpu_compute_h(gpu, lg, v, v + m, v + 2 * m));
+    CHECK(!memcmp(v, h, m * sizeof *h));
+    CHECK_OK(cuzk_gpu_mem_info(gpu, &m1));
+    CHECK(m1.resident_bytes + n * sizeof *bases <= m0.resident_bytes);
+    cudaFree(hog);
+    CHECK_OK(cuzk_gpu_msm_g1(gpu, &got, bases, n, k, NULL, n, NULL));
+    CHECK(blst_p1_is_equal(&want, &got));
+    CHECK_OK(cuzk_gpu_mem_info(gpu, &m1));
+    CHECK(m1.resident_bytes >= n * sizeof *bases);
+    free(bases);
+    free(k);
+    free(v);
+    printf("resident bases: given back for H under a full device, uploaded again after\n");
+}
+
 static void test_oom(void)
 {
     size_t free_b = 0, total_b = 0, keep = (size_t)64 << 20;
@@ -784,6 +838,7 @@ int main(void)
     test_errors();
     test_h_resident();
     test_kept_blocks();
+    test_resident_shed();
     test_oom();
     for (unsigned lg = 1; lg <= 22; lg++)
         test_ntt(lg);
