@@ -769,7 +769,10 @@ static void test_resident_shed(void)
 static void test_oom(void)
 {
     size_t free_b = 0, total_b = 0, keep = (size_t)64 << 20;
-    cuzk_gpu_trim(gpu); /* what the handle keeps for reuse goes back first */
+    /* what the handle keeps for reuse goes back first (base sets too: they
+     * would give way to the MSM below) */
+    cuzk_gpu_trim(gpu);
+    cuzk_gpu_msm_forget(gpu);
     CHECK(cudaMemGetInfo(&free_b, &total_b) == cudaSuccess);
     void *hog = NULL;
     while (free_b > 2 * keep && cudaMalloc(&hog, free_b - keep) != cudaSuccess) {
