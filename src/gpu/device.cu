@@ -19,6 +19,7 @@
 #include "gpu_internal.h"
 
 extern "C" {
+#include "cuzk/log.h"
 #include "cuzk/util.h" /* cuzk_now */
 }
 
@@ -516,8 +517,11 @@ cuzk_err gpu_alloc_for(cuzk_gpu *g, void **p, size_t bytes, const char *what, in
 {
     for (;;) {
         cuzk_err rc = kept ? gpu_alloc_kept(p, bytes, what) : gpu_alloc(p, bytes, what);
-        if (rc != CUZK_ENOMEM || !gpu_resident_shed(g))
+        size_t shed = rc == CUZK_ENOMEM ? gpu_resident_shed(g) : 0;
+        if (!shed)
             return rc;
+        CUZK_DEBUG("gpu=%d event=bases_given_back mib=%.0f for=\"%s\"", g->ordinal,
+                   shed / 1048576.0, what);
     }
 }
 

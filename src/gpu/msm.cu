@@ -103,6 +103,11 @@
 #include "curve.cuh"
 #include "gpu_internal.h"
 
+extern "C" {
+#include "cuzk/log.h"
+#include "cuzk/util.h" /* cuzk_now */
+}
+
 typedef struct {
     unsigned c;   /* bits of the widest window: 2^(c-1) buckets a window */
     unsigned nw;  /* windows, together exactly 256 bits (room for the last carry) */
@@ -890,12 +895,19 @@ static cuzk_err resident_get(cuzk_gpu *g, const void *host, size_t n, size_t ele
         resident_drop(&g->res[slot]);
     void *d = NULL;
     CUZK_TRY(gpu_alloc_for(g, &d, n * elem, "MSM bases", 0));
+    double t0 = cuzk_now();
     cuzk_err ce = gpu_copy_h2d(g, d, host, n * elem);
     cudaError_t e = ce ? cudaSuccess : cudaStreamSynchronize(g->stream);
     if (ce || e != cudaSuccess) {
         cudaFree(d);
         return ce ? ce : gpu_fail(e, "MSM bases upload");
     }
+    /* once per circuit and GPU, unless the GPU is too small to keep a
+     * circuit's bases beside its proofs (then every proof: see the log) */
+    double up_s = cuzk_now() - t0;
+    CUZK_INFO("gpu=%d event=bases_uploaded mib=%.0f s=%.3f gb_s=%.1f", g->ordinal,
+              (double)(n * elem) / 1048576.0, up_s,
+              up_s > 0 ? (double)(n * elem) / up_s / 1e9 : 0.0);
     gpu_resident *r = &g->res[slot];
     r->host = host;
     r->n = n;
