@@ -559,11 +559,11 @@ extern "C" cuzk_err cuzk_gpu_open(int ordinal, cuzk_gpu **out)
     /* Local memory for the deepest MSM kernel, reserved now. The device
      * holds one local-memory block sized for its deepest kernel so far
      * (per-thread frame, with 512 bytes for the calls' own stack, times
-     * every thread the device can hold: ~0.6 GB on an H200 for the G2
-     * bucket reduction's 1.8 KB); a launch that needs a larger one grows it
-     * first, and on a full device (a proof's MSM
-     * scratch, the G2 MSM that comes last) that growth fails as "out of
-     * memory" at the launch. Set as the stack limit, the block is taken
+     * the threads the device holds: 352 MiB of an H100 80GB for the G2
+     * bucket reduction's 1.8 KB, measured); a launch that needs a larger one
+     * grows it first, and on a full device (a proof's MSM scratch, the G2
+     * MSM that comes last) that growth fails as "out of memory" at the
+     * launch. Set as the stack limit, the block is taken
      * while the device has room. Not reserved when even that fails (the
      * device full at open): kernels then grow it as before. */
     size_t need = gpu_msm_stack_need() + 512, cur = 0;
