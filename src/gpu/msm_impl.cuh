@@ -119,7 +119,7 @@ __global__ void PN(_k_item_combine)(XYZZ *partial, const uint32_t *item_bucket, 
  * reduction sum_j (j + 1) B_j restricted to the segment, with the segment
  * offset lo applied as lo * (sum of its buckets) by double-and-add. The
  * running sum S stays in registers and the total T in out[t], both added
- * to in place: with both by value (PN(_add)) G2's frame was 4,464 bytes a
+ * to in place: with both by value G2's frame was 4,464 bytes a
  * thread (ptxas, sm_90), with both in place 2,416, this way 1,824, and the
  * device reserves the largest frame for every thread it can hold
  * (gpu_msm_stack_need). */

@@ -198,8 +198,10 @@ static cuzk_err pce_resident(cuzk_gpu *g, const cuzk_pce *p, const uint8_t **dev
                 if (lru < 0 || g->pce[i].last_use < g->pce[lru].last_use)
                     lru = i;
             }
-        cuzk_err rc = used < GPU_MAX_PCE ? gpu_alloc_for(g, &d, bytes, "constraint system (PCE)", 0)
-                                         : CUZK_ENOMEM;
+        /* other circuits' constraint systems go before any base set */
+        cuzk_err rc = used >= GPU_MAX_PCE ? CUZK_ENOMEM
+                      : lru >= 0          ? gpu_alloc(&d, bytes, "constraint system (PCE)")
+                                 : gpu_alloc_for(g, &d, bytes, "constraint system (PCE)", 0);
         if (rc == CUZK_OK)
             break;
         if (rc != CUZK_ENOMEM || lru < 0)

@@ -794,7 +794,7 @@ static void test_oom(void)
     free(bases);
     /* A small G2 MSM still runs, and right, though no G2 kernel has run in
      * this process yet: its reductions' local memory (up to 1.8 KB a
-     * thread, ~0.6 GB of the device) was reserved when the handle opened;
+     * thread, 352 MiB of an H100 80GB) was reserved when the handle opened;
      * grown at their first launch, as CUDA does by default, it needs memory
      * that is not free here ("out of memory" at the launch). */
     test_msm_g2(1000, 0, 0);
