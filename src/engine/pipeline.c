@@ -452,6 +452,12 @@ static int next_task(cuzk_jobs *j, task *t, int critical_only)
                     engine_fail_job(j, jb, why);
                     continue;
                 }
+                /* Nothing in flight will give it room: what it waits for is
+                 * held by a job behind it (one admitted while this one was
+                 * being prepared keeps its witness until it ends), which
+                 * goes on meanwhile instead of waiting for it for ever. */
+                if (!j->n_prep && !j->n_synth && !j->n_ready && !j->n_prove && !j->n_final)
+                    continue;
                 return 0; /* wait: strict priority */
             }
             t->what = T_SYNTH;
@@ -1478,6 +1484,10 @@ static void *prover_main(void *arg)
             jb->res.prove_ms += engine_to_ms(dt);
             if (!rc) {
                 dv->partitions++;
+                CUZK_INFO("job=%s event=partition_proved partition=%u device=%d wall_s=%.3f "
+                          "device_s=%.3f",
+                          jb->id, p->index, dv->ordinal, dt,
+                          tm.dev_h_copy + tm.dev_h_kernel + tm.dev_msm_copy + tm.dev_msm_kernel);
                 /* The working set is done with: pool or free it before
                  * finalizing; the packed witness, always freed (and its
                  * pages unmapped, milliseconds for a dense one), goes with

@@ -96,20 +96,26 @@ static inline void fixture_close(fixture *fx)
         fprintf(stderr, "could not remove %s\n", fx->dir);
 }
 
-/* An engine on the CPU backend over the fixture's folder: one prove worker,
- * two synthesis workers, proofs verified, small queue limits. */
-static inline cuzk_jobs_config cpu_engine_cfg(const fixture *fx)
+/* An engine on the CPU backend over the parameter folder dir: one prove
+ * worker, two synthesis workers, proofs verified, small queue limits. */
+static inline cuzk_jobs_config cpu_engine_cfg_in(const char *dir)
 {
     cuzk_jobs_config cfg = {.workers = 1,
                             .backend = "cpu",
                             .verify_proofs = 1,
-                            .param_dir = fx->dir,
+                            .param_dir = dir,
                             .retain = 16,
                             .max_queued = 16,
                             .max_queued_bytes = 1 << 20,
                             .max_synthetic = 1 << 16,
                             .synthesis_workers = 2};
     return cfg;
+}
+
+/* The same over the fixture's folder. */
+static inline cuzk_jobs_config cpu_engine_cfg(const fixture *fx)
+{
+    return cpu_engine_cfg_in(fx->dir);
 }
 
 static inline cuzk_job_request synth_req(uint64_t n, uint32_t pub, uint64_t seed, uint32_t parts,

@@ -64,16 +64,9 @@ int main(void)
 
     cuzk_srs_manager *srsm = NULL;
     CHECK_OK(cuzk_srs_manager_new(dir, budget, &srsm));
-    cuzk_jobs_config cfg = {.workers = 1,
-                            .backend = "cpu",
-                            .verify_proofs = 1,
-                            .param_dir = dir,
-                            .retain = 16,
-                            .max_queued = 16,
-                            .max_queued_bytes = 1 << 20,
-                            .max_synthetic = 1 << 20,
-                            .synthesis_workers = 2,
-                            .memory_budget = budget};
+    cuzk_jobs_config cfg = cpu_engine_cfg_in(dir);
+    cfg.max_synthetic = 1 << 20;
+    cfg.memory_budget = budget;
     cuzk_jobs *j = NULL;
     CHECK_OK(cuzk_jobs_new(&cfg, srsm, &j));
     if (!j)
