@@ -970,6 +970,214 @@ static void *PN(_chunks_thread)(void *arg)
     return NULL;
 }
 
+/* The Pippenger sum over m significant entries (indices sig_idx, scalars
+ * sig_k limb-major with leading dimension ld, carries a byte each), added
+ * to *acc; the streams and overlaps as PN(_msm_device) chose them. */
+static cuzk_err PN(_pippenger)(cuzk_gpu *g, H_PT *acc, const AFF *bases, const uint32_t *sig_idx,
+                               const uint32_t *sig_k, size_t ld, uint8_t *carries, size_t m,
+                               unsigned workers, int sort_ov, int red_want, cudaStream_t st2)
+{
+    cuzk_err rc = CUZK_OK;
+    msm_plan pl;
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    msm_choose(&pl, m, sizeof(XYZZ), sizeof(AFF), sizeof(fp_t), free_b + gpu_arena_idle_bytes(g),
+               AFFINE_MIN, workers, BUCKET_COST, BA_OUTPUTS, red_want);
+    if (workers > 1 && pl.wb >= pl.nw) /* one chunk holds every window: two halves */
+        pl.wb = (pl.nw + 1) / 2;
+    size_t nbw = (size_t)1 << (pl.c - 1);
+    XYZZ *wins = (XYZZ *)calloc(pl.nw, sizeof(XYZZ));
+    if (!wins)
+        return cuzk_fail(CUZK_ENOMEM, "MSM: out of host memory");
+    /* Scratch for the largest chunk (wb windows), allocated once and
+     * reused by every chunk. */
+    size_t pmax = (size_t)pl.wb * m, nbmax = (size_t)pl.wb * nbw;
+    /* the reduction: segments of L buckets, one thread each; after the
+     * batch-affine levels their offsets in runs of L2 segments (nrun a
+     * window). L = 32, or 16 or 8 where a chunk holds so few windows that
+     * fewer than 2^15 threads would leave most of the device idle (an 80 GB
+     * GPU's one-window chunks of a G2 MSM: 2^13 threads reduced a window in
+     * 20 ms, its levels took 14). CUZK_GPU_MSM_SEG=2..32 (a power of two)
+     * sets L. */
+    size_t L = 32;
+    unsigned seg = env_uint("CUZK_GPU_MSM_SEG", 0, 2, 32);
+    if (seg && !(seg & (seg - 1)))
+        L = seg;
+    else
+        while (L > 8 && (size_t)pl.wb * (nbw / L) < ((size_t)1 << 15))
+            L /= 2;
+    if (L > nbw)
+        L = nbw;
+    size_t nseg = nbw / L, L2 = nseg < 16 ? nseg : 16;
+    /* CUZK_GPU_MSM_RUNS=0: offsets by double-and-add */
+    size_t nrun = pl.affine && nseg > 1 && env_uint("CUZK_GPU_MSM_RUNS", 1, 0, 1) ? nseg / L2 : 0;
+    /* Entries per accumulation thread (XYZZ): 8..256, keeping >= 2^18
+     * threads (several waves on the device) when there is work. */
+    unsigned lK = 3;
+    while (lK < 8 && (pmax >> (lK + 1)) >= ((size_t)1 << 18))
+        lK++;
+    const uint32_t K = 1u << lK;
+    size_t max_items = pl.affine ? nbmax : nbmax + pmax / K + 1;
+    void *tmp = NULL;
+    size_t tmp_bytes = 0, scan_bytes = 0;
+    unsigned keybits = 1;
+    while (((size_t)pl.wb << (pl.c - 1)) >> keybits)
+        keybits++;
+    cudaError_t qe =
+        cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, (uint32_t *)0, (uint32_t *)0, (uint32_t *)0,
+                                        (uint32_t *)0, pmax, 0, (int)keybits, g->stream);
+    if (qe == cudaSuccess)
+        qe = cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, (uint32_t *)0, (uint32_t *)0, nbmax + 1,
+                                           g->stream);
+    if (qe != cudaSuccess) {
+        free(wins);
+        return gpu_fail(qe, "MSM: sort and scan scratch sizes");
+    }
+    ba_layout BL;
+    ba_layout_make(&BL, pmax, nbmax, sizeof(AFF), sizeof(fp_t), BA_OUTPUTS);
+    int red_ov = red_want && pl.affine;
+    /* one block: digit pairs, sort scratch, bucket bounds, partial sums,
+     * segments, batch-affine levels, the scans' scratch (apart from the
+     * sort's, which the next chunk's sort may be using); with the
+     * reductions beside, two sets of partial sums and segments and the
+     * window sums */
+    size_t p4 = ba_align(max_items * (sizeof(XYZZ) + 2 * sizeof(uint32_t))),
+           p5 = ba_align(2 * pl.wb * (nseg + nrun) * sizeof(XYZZ));
+    size_t part[7] = {ba_align(4 * pmax * sizeof(uint32_t)),
+                      ba_align(tmp_bytes),
+                      ba_align((4 * nbmax + 1) * sizeof(uint32_t)),
+                      red_ov ? 2 * p4 : p4,
+                      red_ov ? 2 * p5 + ba_align(pl.nw * sizeof(XYZZ)) : p5,
+                      pl.affine ? BL.bytes : 0,
+                      ba_align(scan_bytes)};
+    size_t total = 0, poff[7];
+    for (int i = 0; i < 7; i++) {
+        poff[i] = total;
+        total += part[i];
+    }
+    void *arena = NULL;
+    int arena_own = 0;
+    if ((rc = gpu_arena_get(g, workers * total, &arena, &arena_own))) {
+        free(wins);
+        return rc;
+    }
+    PN(_worker) wk[2];
+    for (unsigned k = 0; k < workers; k++) {
+        PN(_worker) *w = &wk[k];
+        memset(w, 0, sizeof *w);
+        w->st = k ? st2 : g->stream;
+        w->sst = sort_ov ? st2 : NULL;
+        w->bases = bases;
+        w->sig_idx = sig_idx;
+        w->sig_k = sig_k;
+        w->ld = ld;
+        w->carries = workers == 1 ? carries : NULL; /* two: chunks interleave */
+        w->m = m;
+        w->nbw = nbw;
+        w->max_items = max_items;
+        w->tmp_bytes = tmp_bytes;
+        w->scan_bytes = scan_bytes;
+        w->L = L;
+        w->nseg = nseg;
+        w->nrun = nrun;
+        w->plan = &pl;
+        w->BL = &BL;
+        w->K = K;
+        w->keybits = keybits;
+        w->first = k;
+        w->step = workers;
+        w->ordinal = g->ordinal;
+        for (int i = 0; i < 7; i++)
+            w->scratch[i + 1] = (char *)arena + k * total + poff[i];
+        w->red_ov = red_ov;
+        w->p4 = p4;
+        w->p5 = p5;
+        w->dwins = red_ov ? (XYZZ *)((char *)w->scratch[5] + 2 * p5) : NULL;
+        w->wins = wins;
+    }
+    /* the second stream (a worker's or the sorts') starts after
+     * everything enqueued so far (the split lists, the carries, the
+     * ones' use of the scratch) */
+    pthread_t th2;
+    int th2_on = 0;
+    if (st2) {
+        cudaEvent_t ev;
+        cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+        if (e == cudaSuccess) {
+            e = cudaEventRecord(ev, g->stream);
+            if (e == cudaSuccess)
+                e = cudaStreamWaitEvent(st2, ev, 0);
+            cudaEventDestroy(ev);
+        }
+        if (e != cudaSuccess) {
+            rc = gpu_fail(e, "MSM: second stream");
+        } else if (workers > 1) {
+            if (pthread_create(&th2, NULL, PN(_chunks_thread), &wk[1]) == 0)
+                th2_on = 1;
+            else
+                rc = cuzk_fail(CUZK_EINTERNAL, "MSM: no worker thread");
+        }
+    }
+    if (!rc)
+        rc = PN(_chunks)(&wk[0]);
+    if (th2_on) {
+        pthread_join(th2, NULL);
+        if (!rc && wk[1].rc)
+            rc = cuzk_fail(wk[1].rc, "%s", wk[1].msg);
+    }
+    if (st2) /* nothing of the second stream may outlive the scratch */
+        cudaStreamSynchronize(st2);
+    if (!rc) {
+        /* Horner over the window sums, on the host (nw points). */
+        H_PT s, t;
+        memset(&s, 0, sizeof s);
+        for (unsigned w = pl.nw; w-- > 0;) {
+            unsigned cw = w < pl.nhi ? pl.c : pl.c - 1; /* window w's bits */
+            for (unsigned b = 0; b < cw && w + 1 < pl.nw; b++)
+                H_DBL(&s, &s);
+            PN(_xyzz_to_host)(&t, &wins[w]);
+            H_ADD(&s, &s, &t);
+        }
+        H_ADD(acc, acc, &s);
+    }
+    free(wins);
+    /* the arena's next user (or its release) must find it idle */
+    cudaStreamSynchronize(g->stream);
+    gpu_arena_put(g, arena, arena_own);
+    return rc;
+}
+
+/* How many parts the m significant entries are summed in (each its own
+ * Pippenger sum): one, unless the batch-affine arrays of even one window do
+ * not fit beside what the device holds (an 80 GB GPU beside a 2^27
+ * circuit's bases) while those of a half or a quarter do. The parts repeat
+ * the bucket reductions (a few ms a window) but add in batch-affine, ~40 %
+ * fewer multiplications per addition than XYZZ. CUZK_GPU_MSM_PARTS=1..16
+ * sets it. */
+static unsigned PN(_parts)(cuzk_gpu *g, size_t m, unsigned workers, int red_want)
+{
+    unsigned forced = env_uint("CUZK_GPU_MSM_PARTS", 0, 1, 16);
+    if (forced)
+        return forced;
+    const char *acc = getenv("CUZK_GPU_MSM_ACC");
+    if (acc && !strcmp(acc, "xyzz"))
+        return 1;
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    for (unsigned parts = 1; parts <= 4; parts *= 2) {
+        size_t mp = (m + parts - 1) / parts;
+        if (mp < AFFINE_MIN)
+            return 1;
+        msm_plan q;
+        msm_choose(&q, mp, sizeof(XYZZ), sizeof(AFF), sizeof(fp_t),
+                   free_b + gpu_arena_idle_bytes(g), AFFINE_MIN, workers, BUCKET_COST, BA_OUTPUTS,
+                   red_want);
+        if (q.affine)
+            return parts;
+    }
+    return 1;
+}
+
 /* The MSM on device data: sum of the ones (indices in ones_idx) plus the
  * Pippenger sum over the m significant entries (indices sig_idx, canonical
  * scalars sig_k, limb-major with leading dimension ld), into *out;
@@ -981,8 +1189,7 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
     cuzk_err rc = CUZK_OK;
     H_PT acc;
     memset(&acc, 0, sizeof acc);
-    void *scratch[8] = {0}, *arena = NULL;
-    int arena_own = 0;
+    void *scratch[8] = {0};
     /* Ones: batch-affine levels from ONES_AFFINE_MIN of them
      * (CUZK_GPU_MSM_ONES=affine|xyzz forces one), else chunked XYZZ sums and
      * a tree. */
@@ -1023,9 +1230,6 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
         }
     }
     if (m) {
-        msm_plan pl;
-        size_t free_b = 0, total_b = 0;
-        cudaMemGetInfo(&free_b, &total_b);
         /* CUZK_GPU_MSM_STREAMS=2: two workers, each a stream with its own
          * window chunk in flight, so that one's memory-bound passes and
          * latency-bound inversion chains can overlap the other's arithmetic.
@@ -1046,162 +1250,15 @@ static cuzk_err PN(_msm_device)(cuzk_gpu *g, H_PT *out, const AFF *bases, const 
          * accumulation is batch-affine; CUZK_GPU_MSM_REDUCE_BESIDE=0: between
          * the chunks, on the levels' stream */
         int red_want = sort_ov && env_uint("CUZK_GPU_MSM_REDUCE_BESIDE", 1, 0, 1);
-        msm_choose(&pl, m, sizeof(XYZZ), sizeof(AFF), sizeof(fp_t),
-                   free_b + gpu_arena_idle_bytes(g), AFFINE_MIN, workers, BUCKET_COST, BA_OUTPUTS,
-                   red_want);
-        if (workers > 1 && pl.wb >= pl.nw) /* one chunk holds every window: two halves */
-            pl.wb = (pl.nw + 1) / 2;
-        size_t nbw = (size_t)1 << (pl.c - 1);
-        XYZZ *wins = (XYZZ *)calloc(pl.nw, sizeof(XYZZ));
-        if (!wins) {
-            rc = cuzk_fail(CUZK_ENOMEM, "MSM: out of host memory");
-            goto done;
-        }
-        /* Scratch for the largest chunk (wb windows), allocated once and
-         * reused by every chunk. */
-        size_t pmax = (size_t)pl.wb * m, nbmax = (size_t)pl.wb * nbw;
-        /* the reduction: segments of L buckets; after the batch-affine
-         * levels their offsets in runs of L2 segments (nrun a window) */
-        size_t L = nbw < 32 ? nbw : 32, nseg = nbw / L, L2 = nseg < 16 ? nseg : 16;
-        /* CUZK_GPU_MSM_RUNS=0: offsets by double-and-add */
-        size_t nrun =
-            pl.affine && nseg > 1 && env_uint("CUZK_GPU_MSM_RUNS", 1, 0, 1) ? nseg / L2 : 0;
-        /* Entries per accumulation thread (XYZZ): 8..256, keeping >= 2^18
-         * threads (several waves on the device) when there is work. */
-        unsigned lK = 3;
-        while (lK < 8 && (pmax >> (lK + 1)) >= ((size_t)1 << 18))
-            lK++;
-        const uint32_t K = 1u << lK;
-        size_t max_items = pl.affine ? nbmax : nbmax + pmax / K + 1;
-        void *tmp = NULL;
-        size_t tmp_bytes = 0, scan_bytes = 0;
-        unsigned keybits = 1;
-        while (((size_t)pl.wb << (pl.c - 1)) >> keybits)
-            keybits++;
-        cudaError_t qe = cub::DeviceRadixSort::SortPairs(
-            tmp, tmp_bytes, (uint32_t *)0, (uint32_t *)0, (uint32_t *)0, (uint32_t *)0, pmax, 0,
-            (int)keybits, g->stream);
-        if (qe == cudaSuccess)
-            qe = cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, (uint32_t *)0, (uint32_t *)0,
-                                               nbmax + 1, g->stream);
-        if (qe != cudaSuccess) {
-            free(wins);
-            rc = gpu_fail(qe, "MSM: sort and scan scratch sizes");
-            goto done;
-        }
-        ba_layout BL;
-        ba_layout_make(&BL, pmax, nbmax, sizeof(AFF), sizeof(fp_t), BA_OUTPUTS);
-        int red_ov = red_want && pl.affine;
-        /* one block: digit pairs, sort scratch, bucket bounds, partial sums,
-         * segments, batch-affine levels, the scans' scratch (apart from the
-         * sort's, which the next chunk's sort may be using); with the
-         * reductions beside, two sets of partial sums and segments and the
-         * window sums */
-        size_t p4 = ba_align(max_items * (sizeof(XYZZ) + 2 * sizeof(uint32_t))),
-               p5 = ba_align(2 * pl.wb * (nseg + nrun) * sizeof(XYZZ));
-        size_t part[7] = {ba_align(4 * pmax * sizeof(uint32_t)),
-                          ba_align(tmp_bytes),
-                          ba_align((4 * nbmax + 1) * sizeof(uint32_t)),
-                          red_ov ? 2 * p4 : p4,
-                          red_ov ? 2 * p5 + ba_align(pl.nw * sizeof(XYZZ)) : p5,
-                          pl.affine ? BL.bytes : 0,
-                          ba_align(scan_bytes)};
-        size_t total = 0, poff[7];
-        for (int i = 0; i < 7; i++) {
-            poff[i] = total;
-            total += part[i];
-        }
-        if ((rc = gpu_arena_get(g, workers * total, &arena, &arena_own))) {
-            free(wins);
-            goto done;
-        }
-        PN(_worker) wk[2];
-        for (unsigned k = 0; k < workers; k++) {
-            PN(_worker) *w = &wk[k];
-            memset(w, 0, sizeof *w);
-            w->st = k ? st2 : g->stream;
-            w->sst = sort_ov ? st2 : NULL;
-            w->bases = bases;
-            w->sig_idx = sig_idx;
-            w->sig_k = sig_k;
-            w->ld = ld;
-            w->carries = workers == 1 ? carries : NULL; /* two: chunks interleave */
-            w->m = m;
-            w->nbw = nbw;
-            w->max_items = max_items;
-            w->tmp_bytes = tmp_bytes;
-            w->scan_bytes = scan_bytes;
-            w->L = L;
-            w->nseg = nseg;
-            w->nrun = nrun;
-            w->plan = &pl;
-            w->BL = &BL;
-            w->K = K;
-            w->keybits = keybits;
-            w->first = k;
-            w->step = workers;
-            w->ordinal = g->ordinal;
-            for (int i = 0; i < 7; i++)
-                w->scratch[i + 1] = (char *)arena + k * total + poff[i];
-            w->red_ov = red_ov;
-            w->p4 = p4;
-            w->p5 = p5;
-            w->dwins = red_ov ? (XYZZ *)((char *)w->scratch[5] + 2 * p5) : NULL;
-            w->wins = wins;
-        }
-        /* the second stream (a worker's or the sorts') starts after
-         * everything enqueued so far (the split lists, the carries, the
-         * ones' use of the scratch) */
-        pthread_t th2;
-        int th2_on = 0;
-        if (st2) {
-            cudaEvent_t ev;
-            cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-            if (e == cudaSuccess) {
-                e = cudaEventRecord(ev, g->stream);
-                if (e == cudaSuccess)
-                    e = cudaStreamWaitEvent(st2, ev, 0);
-                cudaEventDestroy(ev);
-            }
-            if (e != cudaSuccess) {
-                rc = gpu_fail(e, "MSM: second stream");
-            } else if (workers > 1) {
-                if (pthread_create(&th2, NULL, PN(_chunks_thread), &wk[1]) == 0)
-                    th2_on = 1;
-                else
-                    rc = cuzk_fail(CUZK_EINTERNAL, "MSM: no worker thread");
-            }
-        }
-        if (!rc)
-            rc = PN(_chunks)(&wk[0]);
-        if (th2_on) {
-            pthread_join(th2, NULL);
-            if (!rc && wk[1].rc)
-                rc = cuzk_fail(wk[1].rc, "%s", wk[1].msg);
-        }
-        if (st2) /* nothing of the second stream may outlive the scratch */
-            cudaStreamSynchronize(st2);
-        if (!rc) {
-            /* Horner over the window sums, on the host (nw points). */
-            H_PT s, t;
-            memset(&s, 0, sizeof s);
-            for (unsigned w = pl.nw; w-- > 0;) {
-                unsigned cw = w < pl.nhi ? pl.c : pl.c - 1; /* window w's bits */
-                for (unsigned b = 0; b < cw && w + 1 < pl.nw; b++)
-                    H_DBL(&s, &s);
-                PN(_xyzz_to_host)(&t, &wins[w]);
-                H_ADD(&s, &s, &t);
-            }
-            H_ADD(&acc, &acc, &s);
-        }
-        free(wins);
+        unsigned parts = PN(_parts)(g, m, workers, red_want);
+        size_t mp = (m + parts - 1) / parts;
+        for (size_t off = 0; !rc && off < m; off += mp)
+            rc = PN(_pippenger)(g, &acc, bases, sig_idx + off, sig_k + off, ld, carries + off,
+                                m - off < mp ? m - off : mp, workers, sort_ov, red_want, st2);
+        if (parts > 1 && !rc && getenv("CUZK_GPU_MSM_PROFILE"))
+            fprintf(stderr, "msm-profile m=%zu parts=%u\n", m, parts);
     }
 done:
-    if (arena) {
-        /* the arena's next user (or its release) must find it idle */
-        cudaStreamSynchronize(g->stream);
-        gpu_arena_put(g, arena, arena_own);
-    }
     cudaFree(scratch[0]);
     if (!rc)
         *out = acc;

@@ -416,11 +416,43 @@ static void test_msm_accumulations(void)
     test_msm_g1((size_t)1 << 22, 0, 0);
     unsetenv("CUZK_GPU_MSM_SCRATCH_GIB");
     unsetenv("CUZK_GPU_MSM_STREAMS");
+    /* the significant entries summed in parts (an 80 GB GPU's plan for a
+     * 2^27 MSM whose batch-affine arrays fit only for a half): 2 and 3
+     * parts (uneven), batch-affine at 2^22 in two parts of 2^21, with and
+     * without a density bitmap, G2 too */
+    const char *parts[] = {"2", "3"};
+    for (int q = 0; q < 2; q++) {
+        setenv("CUZK_GPU_MSM_PARTS", parts[q], 1);
+        test_msm_exceptional(65543, q);
+        test_msm_g1(300007, 1, 2);
+        test_msm_g1(1000, 0, 4);
+        test_msm_g2(70001, q, 0);
+    }
+    setenv("CUZK_GPU_MSM_PARTS", "2", 1);
+    setenv("CUZK_GPU_MSM_ACC", "affine", 1);
+    test_msm_g1((size_t)1 << 22, 0, 4);
+    test_msm_g2((size_t)1 << 20, 1, 1);
+    unsetenv("CUZK_GPU_MSM_ACC");
+    unsetenv("CUZK_GPU_MSM_PARTS");
+    /* the bucket reductions in segments of 32 (2^15 threads or more a
+     * chunk), 16 and 2 buckets; these small MSMs take 8 by default */
+    const char *segs[] = {"32", "16", "2"};
+    for (int q = 0; q < 3; q++) {
+        setenv("CUZK_GPU_MSM_SEG", segs[q], 1);
+        for (int a = 0; a < 2; a++) {
+            setenv("CUZK_GPU_MSM_ACC", a ? "xyzz" : "affine", 1);
+            test_msm_exceptional(65543, a);
+            test_msm_g1(300007, 1, 2);
+            test_msm_g2(70001, a, 0);
+        }
+    }
+    unsetenv("CUZK_GPU_MSM_ACC");
+    unsetenv("CUZK_GPU_MSM_SEG");
     printf(
         "msm: batch-affine and XYZZ accumulation compared (repeated, opposite and infinite "
         "points; windows in chunks, reduced beside the next or not; ones in pieces and groups of "
         "2^4..2^16, tails of 1 and 256, XYZZ chunks of 1 and 256; product trees deep and flat; "
-        "one stream or two)\n");
+        "one stream or two; entries in 2 and 3 parts; segments of 2..32 buckets)\n");
 }
 
 /* A whole proof on both backends with fixed r, s: identical bytes. */
