@@ -225,6 +225,11 @@ void engine_wpack_drop(cuzk_jobs *j, part *p);
  * back to the pool (with their reservation) or freed, lock held. */
 void engine_w_put(cuzk_jobs *j, part *p);
 void engine_pool_drain(cuzk_jobs *j);
+/* Whether parameters p may stay for good on a GPU of total_bytes
+ * (srs.device_only) and still leave room for proofs on a domain of 2^log_m:
+ * 1, or 0 with *need (the bytes both would take) set. */
+int engine_device_only_fits(const cuzk_params *p, unsigned log_m, uint64_t total_bytes,
+                            uint64_t *need);
 /* srs_device_only slots, lock held: give back their SRS references. */
 void engine_pins_free(cuzk_jobs *j);
 

@@ -1278,13 +1278,48 @@ static pinned_srs *pin_wanted(cuzk_jobs *j, size_t me)
     return NULL;
 }
 
+/* Beside its parameters' query arrays (the MSM bases), a proof on a domain
+ * of 2^m takes about ten vectors of 2^m field elements of the device: a, b,
+ * c, the NTT's tables and scratch, the witness, H, and the MSMs' scratch at
+ * its smallest. Measured: a 2^27 partition held ~39 GiB beside its bases on
+ * an 80 GB GPU; with a 32 GiB PoRep's bases (47 GB) kept there for good,
+ * every proof failed for want of memory. */
+#define DEVICE_ONLY_VECTORS 10
+
+int engine_device_only_fits(const cuzk_params *p, unsigned log_m, uint64_t total_bytes,
+                            uint64_t *need)
+{
+    uint64_t g1 = (uint64_t)p->n_h + p->n_l + p->n_a + p->n_b_g1;
+    uint64_t bases = g1 * sizeof(blst_p1_affine) + (uint64_t)p->n_b_g2 * sizeof(blst_p2_affine);
+    uint64_t n = bases + ((uint64_t)DEVICE_ONLY_VECTORS * sizeof(cuzk_fr) << log_m);
+    if (need)
+        *need = n;
+    return n <= total_bytes;
+}
+
 /* Keep the slot's parameters on this prover's device; the last healthy
- * prover to do so releases the host copy. Lock held on entry and exit,
- * released while uploading. */
+ * prover to do so releases the host copy. A device too small to keep them
+ * and prove beside them keeps the host copy instead (the proofs upload what
+ * they need). Lock held on entry and exit, released while uploading. */
 static void keep_on_device(cuzk_jobs *j, prover *pw, pinned_srs *ps)
 {
     size_t me = (size_t)(pw - j->provers);
     int ordinal = j->devices[pw->dev].ordinal;
+    size_t dev_free = 0, dev_total = 0;
+    uint64_t need = 0;
+    unsigned log_m = ps->circ->pce ? ps->circ->pce->log_domain : 0;
+    if (!log_m)
+        while (((size_t)1 << log_m) < ps->circ->params->n_h + 1)
+            log_m++;
+    if (cuzk_backend_device_mem(ordinal, &dev_free, &dev_total) == CUZK_OK &&
+        !engine_device_only_fits(ps->circ->params, log_m, dev_total, &need)) {
+        ps->failed = 1;
+        CUZK_WARN("event=srs_device_only_off circuit=%s device=%d reason=\"its parameters and a "
+                  "proof beside them need ~%.1f GiB, the GPU has %.1f GiB\" (the host copy stays)",
+                  ps->circ->id, ordinal, (double)need / 1073741824.0,
+                  (double)dev_total / 1073741824.0);
+        return;
+    }
     ps->busy |= (uint64_t)1 << me;
     pthread_mutex_unlock(&j->lock);
     double t = cuzk_now();
