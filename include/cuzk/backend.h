@@ -88,6 +88,11 @@ typedef struct {
     /* Optional (device backends): give back the device memory kept for
      * reuse between proofs (gpu.h cuzk_gpu_trim), for when nothing runs. */
     void (*trim)(cuzk_backend *be);
+    /* Optional (device backends): start moving the bases host[0..n) to the
+     * device while the caller's next MSM, of `entries` entries, runs (gpu.h
+     * cuzk_gpu_bases_ahead): 0 they are there, 1 under way, -1 not now.
+     * Never an error: the MSM over them uploads whatever is missing. */
+    int (*bases_ahead)(cuzk_backend *be, const void *host, size_t n, size_t elem, size_t entries);
 } cuzk_backend_ops;
 
 struct cuzk_backend {

@@ -157,6 +157,15 @@ void cuzk_gpu_trim(cuzk_gpu *g);
  * device cannot hold them (or every resident set is pinned). */
 cuzk_err cuzk_gpu_bases_pin(cuzk_gpu *g, const void *host, size_t n, size_t elem);
 int cuzk_gpu_bases_pinned(cuzk_gpu *g, const void *host, size_t n, size_t elem);
+/* Upload the bases host[0..n) ahead of their MSM, on the copy stream from a
+ * thread, while the caller runs an MSM of `entries` entries meanwhile: only
+ * into memory that is free beside that MSM's own buffers (nothing is given
+ * back for it), one set at a time; their MSM waits for the rest. Returns 0
+ * when the set is on the device already, 1 when its upload is under way,
+ * -1 when it cannot start now (no room, another set in flight,
+ * CUZK_GPU_BASES_AHEAD=0). Never fails a proof: an upload that fails is
+ * dropped and the MSM uploads the set itself. */
+int cuzk_gpu_bases_ahead(cuzk_gpu *g, const void *host, size_t n, size_t elem, size_t entries);
 /* Upload a proof's witness w[0..n) once for its several MSMs: until _clear
  * (or the next _set), an MSM whose scalars lie inside w reads the device
  * copy instead of uploading them again. The caller must not change w in

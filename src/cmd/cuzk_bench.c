@@ -28,6 +28,10 @@
  *                                                    circuit with values (once) and
  *                                                    checks both give the same assignment
  *
+ * Every benchmark takes --log-level debug|info|warn|error (default info) for
+ * the engine's and the GPU's log lines on stderr; debug adds each base set a
+ * GPU gives back to make room, with what it made room for.
+ *
  * GPU benchmarks run on GPU 0 or --device N, keep their inputs on the device
  * and report device time
  * (CUDA events, median of the repetitions); gpu-msm also checks the MSM of
@@ -42,6 +46,7 @@
 #include "cuzk/curve.h"
 #include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
+#include "cuzk/log.h"
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
 #include "cuzk/r1cs.h"
@@ -603,8 +608,8 @@ static const struct {
 
 static void list_commands(FILE *f)
 {
-    fprintf(f,
-            "usage: cuzk-bench COMMAND [options]   (cuzk-bench COMMAND --help for its options)\n");
+    fprintf(f, "usage: cuzk-bench COMMAND [options]   (cuzk-bench COMMAND --help for its options)\n"
+               "  every benchmark also takes --log-level debug|info|warn|error (default info)\n");
     for (size_t i = 0; i < N_COMMANDS; i++) {
         if (i == 0 || commands[i].client != commands[i - 1].client)
             fprintf(f, "%s\n", commands[i].client ? "the daemon's client:" : "benchmarks:");
@@ -658,6 +663,19 @@ int main(int argc, char **argv)
     const char *th = arg(argc - 2, argv + 2, "--threads", NULL);
     if (th && atoi(th) > 0)
         cuzk_threads_set((unsigned)atoi(th));
+    const char *lv = arg(argc - 2, argv + 2, "--log-level", NULL);
+    if (lv) {
+        static const char *const levels[] = {"debug", "info", "warn", "error"};
+        int l = 0;
+        while (l < 4 && strcmp(lv, levels[l]))
+            l++;
+        if (l == 4) {
+            fprintf(stderr, "cuzk-bench: --log-level \"%s\": expected debug, info, warn or error\n",
+                    lv);
+            return 2;
+        }
+        cuzk_log_set_level((cuzk_log_level)l);
+    }
     if (!strcmp(argv[1], "ntt"))
         return bench_ntt(argc - 2, argv + 2);
     if (!strcmp(argv[1], "msm"))

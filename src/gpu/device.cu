@@ -83,6 +83,8 @@ static size_t arena_release_idle(void)
         g_arena[dev].bytes = 0;
     }
     pthread_mutex_unlock(&g_arena_mu);
+    if (freed)
+        CUZK_DEBUG("gpu=%d event=msm_arena_given_back mib=%.0f", dev, freed / 1048576.0);
     return freed;
 }
 
@@ -592,9 +594,11 @@ extern "C" void cuzk_gpu_close(cuzk_gpu *g)
     gpu_prefetch_drop(g);
     if (g->pf.done)
         cudaEventDestroy(g->pf.done);
+    cuzk_gpu_msm_forget(g); /* joins a base set's upload ahead */
+    if (g->ahead.done)
+        cudaEventDestroy(g->ahead.done);
     cuzk_gpu_scalars_clear(g);
     gpu_drop_h(g);
-    cuzk_gpu_msm_forget(g);
     arena_release_idle();
     keep_release();
     gpu_pce_forget(g);

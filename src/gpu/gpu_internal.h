@@ -43,7 +43,23 @@ typedef struct {
     uint64_t last_use;
     int pinned; /* kept for good (cuzk_gpu_bases_pin): never evicted, matched without sample */
     int busy;   /* an MSM is using it: gpu_resident_shed leaves it */
+    int ahead;  /* being uploaded ahead of its MSM (gpu_ahead): left alone until finished */
 } gpu_resident;
+
+/* A base set uploaded ahead of its MSM (msm.cu, cuzk_gpu_bases_ahead): on
+ * a GPU too small to keep every set of a circuit beside a proof's buffers
+ * (80 GB), the set given back last proof goes up on the copy stream from a
+ * thread of its own while the MSMs before it run, instead of while the
+ * device waits. One at a time; the MSM that needs it waits for the rest. */
+typedef struct {
+    pthread_t thread;
+    cudaEvent_t done;
+    int live;     /* thread started and not joined */
+    int slot;     /* its gpu_resident */
+    int ok;       /* every copy issued and finished */
+    int finished; /* set by the thread as it ends */
+    double s;     /* the thread's time from start to the copies' end */
+} gpu_ahead;
 
 /* A constraint system kept on the device for the SpMV (spmv.cu): its
  * whole PCE image, found again by checksum and size. */
@@ -128,6 +144,7 @@ struct cuzk_gpu {
     /* Constraint systems for the device SpMV (spmv.cu). */
     gpu_pce_slot pce[GPU_MAX_PCE];
     gpu_prefetch pf;
+    gpu_ahead ahead;
 };
 
 /* The median of n timings (n >= 1), sorting t in place: the benchmarks'

@@ -779,8 +779,11 @@ static void density_drop(gpu_density *d)
     memset(d, 0, sizeof *d);
 }
 
+static void ahead_finish(cuzk_gpu *g);
+
 extern "C" void cuzk_gpu_msm_forget(cuzk_gpu *g)
 {
+    ahead_finish(g);
     for (int i = 0; i < GPU_MAX_RESIDENT; i++)
         if (g->res[i].dev)
             resident_drop(&g->res[i]);
@@ -864,6 +867,11 @@ static cuzk_err resident_get(cuzk_gpu *g, const void *host, size_t n, size_t ele
         *slot_out = pr;
         return CUZK_OK;
     }
+    if (g->ahead.live) { /* this set, uploaded ahead: wait for the rest of it */
+        const gpu_resident *a = &g->res[g->ahead.slot];
+        if (a->host == host && a->n == n && a->elem == elem)
+            ahead_finish(g);
+    }
     unsigned char s[GPU_SAMPLE][192];
     resident_sample(host, n, elem, s);
     for (int i = 0; i < GPU_MAX_RESIDENT; i++) {
@@ -885,7 +893,8 @@ static cuzk_err resident_get(cuzk_gpu *g, const void *host, size_t n, size_t ele
             slot = i;
             break;
         }
-        if (!r->pinned && !r->busy && (slot < 0 || r->last_use < g->res[slot].last_use))
+        if (!r->pinned && !r->busy && !r->ahead &&
+            (slot < 0 || r->last_use < g->res[slot].last_use))
             slot = i;
     }
     if (slot < 0)
@@ -905,9 +914,12 @@ static cuzk_err resident_get(cuzk_gpu *g, const void *host, size_t n, size_t ele
     /* once per circuit and GPU, unless the GPU is too small to keep a
      * circuit's bases beside its proofs (then every proof: see the log) */
     double up_s = cuzk_now() - t0;
-    CUZK_INFO("gpu=%d event=bases_uploaded mib=%.0f s=%.3f gb_s=%.1f", g->ordinal,
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+        cudaGetLastError();
+    CUZK_INFO("gpu=%d event=bases_uploaded mib=%.0f s=%.3f gb_s=%.1f free_mib=%.0f", g->ordinal,
               (double)(n * elem) / 1048576.0, up_s,
-              up_s > 0 ? (double)(n * elem) / up_s / 1e9 : 0.0);
+              up_s > 0 ? (double)(n * elem) / up_s / 1e9 : 0.0, free_b / 1048576.0);
     gpu_resident *r = &g->res[slot];
     r->host = host;
     r->n = n;
@@ -941,7 +953,7 @@ size_t gpu_resident_shed(cuzk_gpu *g)
     int v = -1, vk = 0;
     for (int i = 0; i < GPU_MAX_RESIDENT; i++) {
         const gpu_resident *r = &g->res[i];
-        if (!r->dev || r->pinned || r->busy)
+        if (!r->dev || r->pinned || r->busy || r->ahead)
             continue;
         /* kind 2: another circuit's (LRU), 1: used this proof, 0: not yet (MRU) */
         int k = r->last_use <= g->proof_mark[0] ? 2 : r->last_use > g->proof_mark[1];
@@ -957,6 +969,137 @@ size_t gpu_resident_shed(cuzk_gpu *g)
     size_t bytes = g->res[v].n * g->res[v].elem;
     resident_drop(&g->res[v]);
     return bytes;
+}
+
+/* ---- a base set uploaded ahead of its MSM ----------------------------------- */
+
+/* The upload's thread: the copies on the copy stream (staged through the
+ * staging buffers, whose lock makes it take turns with the caller's own
+ * staged copies), then waits for them to end. */
+static void *ahead_main(void *arg)
+{
+    cuzk_gpu *g = (cuzk_gpu *)arg;
+    gpu_ahead *a = &g->ahead;
+    const gpu_resident *r = &g->res[a->slot];
+    double t0 = cuzk_now();
+    cudaStream_t cs = gpu_copy_stream(g);
+    a->ok = cudaSetDevice(g->ordinal) == cudaSuccess &&
+            gpu_copy_h2d_on(g, cs, r->dev, r->host, r->n * r->elem) == CUZK_OK &&
+            cudaEventRecord(a->done, cs) == cudaSuccess &&
+            cudaEventSynchronize(a->done) == cudaSuccess;
+    if (!a->ok)
+        cudaGetLastError();
+    a->s = cuzk_now() - t0;
+    __atomic_store_n(&a->finished, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Waits for the set in flight (if any) and makes it an ordinary resident
+ * set, or drops it when its upload failed (its MSM then uploads it as
+ * before). Logs how long the caller waited for it. */
+static void ahead_finish(cuzk_gpu *g)
+{
+    gpu_ahead *a = &g->ahead;
+    if (!a->live)
+        return;
+    double t0 = cuzk_now();
+    pthread_join(a->thread, NULL);
+    double waited = cuzk_now() - t0;
+    a->live = 0;
+    gpu_resident *r = &g->res[a->slot];
+    r->ahead = 0;
+    size_t bytes = r->n * r->elem;
+    if (!a->ok) {
+        CUZK_DEBUG("gpu=%d event=bases_ahead_failed mib=%.0f", g->ordinal, bytes / 1048576.0);
+        resident_drop(r);
+        return;
+    }
+    CUZK_INFO("gpu=%d event=bases_uploaded_ahead mib=%.0f s=%.3f gb_s=%.1f waited_s=%.3f",
+              g->ordinal, bytes / 1048576.0, a->s, a->s > 0 ? bytes / a->s / 1e9 : 0.0, waited);
+}
+
+/* Room a base set uploaded ahead must leave free for the MSM that runs
+ * meanwhile: its split lists (msm_core's layout: 41 bytes an entry and the
+ * density's counts) and 2 GiB for everything else it takes. Its scratch
+ * comes mostly from the MSM arena, which an earlier MSM of the proof has
+ * sized already and which counts as used here. */
+static size_t ahead_reserve(size_t entries)
+{
+    return entries * 41 + (entries + 63) / 64 * 8 + ((size_t)2 << 30);
+}
+
+extern "C" int cuzk_gpu_bases_ahead(cuzk_gpu *g, const void *host, size_t n, size_t elem,
+                                    size_t entries)
+{
+    if (!n)
+        return 0;
+    if (cudaSetDevice(g->ordinal) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    if (pinned_find(g, host, n, elem))
+        return 0;
+    gpu_ahead *a = &g->ahead;
+    if (a->live && __atomic_load_n(&a->finished, __ATOMIC_ACQUIRE))
+        ahead_finish(g); /* the last one is up: its thread has ended */
+    unsigned char s[GPU_SAMPLE][192];
+    resident_sample(host, n, elem, s);
+    for (int i = 0; i < GPU_MAX_RESIDENT; i++) {
+        const gpu_resident *r = &g->res[i];
+        if (r->dev && r->host == host && r->n == n && r->elem == elem &&
+            !memcmp(r->sample, s, sizeof s))
+            return r->ahead ? 1 : 0;
+    }
+    if (a->live || !env_uint("CUZK_GPU_BASES_AHEAD", 1, 0, 1))
+        return -1;
+    if (gpu_copy_stream(g) == g->stream) /* made here, not on the thread */
+        return -1;
+    if (!a->done && cudaEventCreateWithFlags(&a->done, cudaEventDisableTiming) != cudaSuccess) {
+        cudaGetLastError();
+        a->done = NULL;
+        return -1;
+    }
+    int slot = -1;
+    for (int i = 0; i < GPU_MAX_RESIDENT && slot < 0; i++)
+        if (!g->res[i].dev)
+            slot = i;
+    size_t bytes = n * elem, free_b = 0, total_b = 0, want = bytes + ahead_reserve(entries);
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    /* Only into memory nobody holds: nothing given back for it (no other
+     * set, kept block or the arena), so the MSMs before it run as they
+     * would without it. */
+    if (slot < 0 || free_b < want) {
+        CUZK_DEBUG("gpu=%d event=bases_ahead_skipped mib=%.0f free_mib=%.0f want_mib=%.0f "
+                   "slot=%d",
+                   g->ordinal, bytes / 1048576.0, free_b / 1048576.0, want / 1048576.0, slot);
+        return -1;
+    }
+    void *d = NULL;
+    if (cudaMalloc(&d, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    gpu_resident *r = &g->res[slot];
+    r->host = host;
+    r->n = n;
+    r->elem = elem;
+    memcpy(r->sample, s, sizeof s);
+    r->dev = d;
+    /* as a set of this circuit not used yet this proof (gpu_resident_shed) */
+    r->last_use = g->proof_mark[1];
+    r->ahead = 1;
+    a->slot = slot;
+    a->ok = 0;
+    a->finished = 0;
+    if (pthread_create(&a->thread, NULL, ahead_main, g)) {
+        resident_drop(r);
+        return -1;
+    }
+    a->live = 1;
+    return 1;
 }
 
 extern "C" cuzk_err cuzk_gpu_bases_pin(cuzk_gpu *g, const void *host, size_t n, size_t elem)

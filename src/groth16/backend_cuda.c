@@ -9,7 +9,9 @@
  *                        with device bucket sorting; bases stay resident
  *                        on the device across proofs; the witness is
  *                        uploaded once per proof for the L, A, B_G1 and
- *                        B_G2 MSMs, witness_begin/end)
+ *                        B_G2 MSMs, witness_begin/end; a set the GPU had
+ *                        to give back goes up again during the MSMs
+ *                        before its own, bases_ahead)
  *   compute_h_pce        on the GPU (src/gpu/spmv.cu: the constraint system
  *                        kept on the device, the packed witness expanded
  *                        there, a, b, c by a device SpMV with every row
@@ -128,6 +130,12 @@ static int cuda_bases_pinned(cuzk_backend *be, const void *host, size_t n, size_
     return cuzk_gpu_bases_pinned(gpu_of(be), host, n, elem);
 }
 
+static int cuda_bases_ahead(cuzk_backend *be, const void *host, size_t n, size_t elem,
+                            size_t entries)
+{
+    return cuzk_gpu_bases_ahead(gpu_of(be), host, n, elem, entries);
+}
+
 static void cuda_forget_bases(cuzk_backend *be)
 {
     if (cuzk_gpu_bind(gpu_of(be)) == CUZK_OK) {
@@ -166,6 +174,7 @@ static const cuzk_backend_ops cuda_ops = {
     .compute_h_pce = cuda_compute_h_pce,
     .packed_drop = cuda_packed_drop,
     .trim = cuda_trim,
+    .bases_ahead = cuda_bases_ahead,
 };
 
 cuzk_err cuzk_backend_cuda_open(int ordinal, cuzk_backend **out)

@@ -310,6 +310,34 @@ static void add_device_time(cuzk_backend *be, double *copy, double *kernel)
     *kernel += k;
 }
 
+/* The five query arrays: host address, count, point size. */
+static void query_arrays(const cuzk_params *p, const void *host[5], size_t n[5], size_t elem[5])
+{
+    const void *h[5] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
+    size_t c[5] = {p->n_h, p->n_l, p->n_a, p->n_b_g1, p->n_b_g2};
+    for (int i = 0; i < 5; i++) {
+        host[i] = h[i];
+        n[i] = c[i];
+        elem[i] = i < 4 ? sizeof(blst_p1_affine) : sizeof(blst_p2_affine);
+    }
+}
+
+/* Before the witness MSM over query array cur (1 l, 2 a, 3 b_g1, 4 b_g2) of
+ * `entries` entries: a device backend may move the next array its device
+ * lacks there meanwhile. The soonest needed goes first: a later array
+ * waits while an earlier one is missing. */
+static void bases_ahead(cuzk_backend *be, const cuzk_params *params, int cur, size_t entries)
+{
+    if (!be->ops->bases_ahead)
+        return;
+    const void *host[5];
+    size_t n[5], elem[5];
+    query_arrays(params, host, n, elem);
+    for (int i = cur + 1; i < 5; i++)
+        if (be->ops->bases_ahead(be, host[i], n[i], elem[i], entries) != 0)
+            return;
+}
+
 /* The MSMs whose scalars come from the witness: L, A, B_G1, B_G2. t0: when
  * the L phase started. */
 static cuzk_err msm_witness(cuzk_backend *be, const cuzk_params *params,
@@ -319,18 +347,21 @@ static cuzk_err msm_witness(cuzk_backend *be, const cuzk_params *params,
 {
     cuzk_err rc;
     double t = t0;
+    bases_ahead(be, params, 1, sh->n_aux);
     if ((rc = be->ops->msm_g1(be, l_sum, params->l, params->n_l, w + sh->n_inputs, sh->l_density,
                               sh->n_aux, &tm->st_l)))
         return rc;
     tm->msm_l = cuzk_now() - t;
     add_device_time(be, &tm->dev_msm_copy, &tm->dev_msm_kernel);
     t = cuzk_now();
+    bases_ahead(be, params, 2, n_vars);
     if ((rc = be->ops->msm_g1(be, a_sum, params->a, params->n_a, w, sh->a_density, n_vars,
                               &tm->st_a)))
         return rc;
     tm->msm_a = cuzk_now() - t;
     add_device_time(be, &tm->dev_msm_copy, &tm->dev_msm_kernel);
     t = cuzk_now();
+    bases_ahead(be, params, 3, n_vars);
     if ((rc = be->ops->msm_g1(be, b1_sum, params->b_g1, params->n_b_g1, w, sh->b_density, n_vars,
                               &tm->st_b_g1)))
         return rc;
@@ -343,18 +374,6 @@ static cuzk_err msm_witness(cuzk_backend *be, const cuzk_params *params,
     tm->msm_b_g2 = cuzk_now() - t;
     add_device_time(be, &tm->dev_msm_copy, &tm->dev_msm_kernel);
     return CUZK_OK;
-}
-
-/* The five query arrays: host address, count, point size. */
-static void query_arrays(const cuzk_params *p, const void *host[5], size_t n[5], size_t elem[5])
-{
-    const void *h[5] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
-    size_t c[5] = {p->n_h, p->n_l, p->n_a, p->n_b_g1, p->n_b_g2};
-    for (int i = 0; i < 5; i++) {
-        host[i] = h[i];
-        n[i] = c[i];
-        elem[i] = i < 4 ? sizeof(blst_p1_affine) : sizeof(blst_p2_affine);
-    }
 }
 
 cuzk_err cuzk_groth16_params_to_device(cuzk_backend *be, const cuzk_params *params)

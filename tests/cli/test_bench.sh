@@ -70,6 +70,17 @@ else bad "steady intervals: $summary / ends $ends"; fi
 expect 2 "--partitions 1..64" -- "$BENCH" engine --log 10 --partitions 0
 expect 2 "--budget 12XB: expected auto, bytes" -- "$BENCH" engine --log 10 --budget 12XB
 expect 2 "--devices N,M" -- "$BENCH" engine --log 10 --devices 0,x
+# --log-level: warn leaves the engine's INFO lines out, info (the default)
+# keeps them; a level that is none of the four is refused.
+out=$("$BENCH" engine --log 10 --partitions 1 --jobs 1 --backend cpu --log-level warn 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^engine log=10 " <<<"$out" && ! grep -q " INFO " <<<"$out"; then ok
+else bad "engine --log-level warn -> rc=$rc: $out"; fi
+out=$("$BENCH" engine --log 10 --partitions 1 --jobs 1 --backend cpu --log-level info 2>&1)
+if grep -q " INFO .*event=partition_proved" <<<"$out"; then ok
+else bad "engine --log-level info: $out"; fi
+expect 2 "--log-level \"loud\": expected debug, info, warn or error" -- \
+    "$BENCH" engine --log 10 --log-level loud
 
 # post: a 2 KiB WindowPoSt partition by phase, its proof verified; the
 # request line gives the device time by part and each MSM's time (0 device

@@ -497,6 +497,13 @@ static void test_prove(cuzk_backend *cpu, cuzk_backend *cuda, uint64_t n)
     CHECK(done == 3);
     for (int i = 0; i < 3; i++)
         CHECK(!memcmp(&pb[i], &p2, sizeof p2));
+    /* Every base set given back before the proof: before each witness MSM
+     * the prover starts the next set's upload ahead (the device has room
+     * here), and the MSMs take those copies; the same bytes. */
+    cuzk_groth16_device_forget(cuda);
+    cuzk_proof pah;
+    CHECK_OK(cuzk_groth16_prove(cuda, &params, pce, w, &r, &s, &pah, NULL));
+    CHECK(!memcmp(&pah, &p2, sizeof p2));
     /* From the packed witness: the device computes a, b, c itself from the
      * constraint system it keeps (uploaded by the first call, found again
      * by the second); the same bytes. */
@@ -798,6 +805,82 @@ static void test_resident_shed(void)
     printf("resident bases: given back for H under a full device, uploaded again after\n");
 }
 
+/* A base set uploaded ahead of its MSM (cuzk_gpu_bases_ahead), as the
+ * prover asks before each witness MSM for the next set the device lacks.
+ * Oracle: the CPU's MSM. The MSM uses the copy made ahead, not a second
+ * upload: a point outside the sample that identifies the set is changed on
+ * the host after the copy, and the MSM still equals the CPU's over the old
+ * points. */
+static void test_bases_ahead(void)
+{
+    size_t n = (size_t)1 << 20, m = (size_t)1 << 16, el = sizeof(blst_p1_affine);
+    blst_p1_affine *bases = malloc(n * el), *other = malloc(m * el);
+    cuzk_fr *k = malloc(n * sizeof *k);
+    g1_points(bases, n, 91);
+    g1_points(other, m, 92);
+    cuzk_fr_vec_rng(k, n, 93);
+    blst_p1 want, got;
+    CHECK_OK(cuzk_msm_g1(&want, bases, n, k, NULL, n, NULL));
+    cuzk_gpu_trim(gpu);
+    cuzk_gpu_msm_forget(gpu);
+    cuzk_gpu_mem mi;
+    CHECK(cuzk_gpu_bases_ahead(gpu, bases, 0, el, 1000) == 0); /* nothing to move */
+    CHECK(cuzk_gpu_bases_ahead(gpu, bases, n, el, 1000) == 1);
+    CHECK(cuzk_gpu_bases_ahead(gpu, other, m, el, 1000) == -1); /* one at a time */
+    int st = 1;
+    for (int i = 0; i < 20000 && st == 1; i++) { /* up within 20 s */
+        st = cuzk_gpu_bases_ahead(gpu, bases, n, el, 1000);
+        if (st == 1)
+            usleep(1000);
+    }
+    CHECK(st == 0); /* finished: an ordinary resident set now */
+    CHECK_OK(cuzk_gpu_mem_info(gpu, &mi));
+    CHECK(mi.resident_bytes == n * el);
+    blst_p1_affine keep = bases[1];
+    bases[1] = bases[2]; /* index 1 is not sampled: the device copy still holds the old one */
+    CHECK_OK(cuzk_gpu_msm_g1(gpu, &got, bases, n, k, NULL, n, NULL));
+    CHECK(blst_p1_is_equal(&want, &got));
+    bases[1] = keep;
+    CHECK_OK(cuzk_gpu_mem_info(gpu, &mi));
+    CHECK(mi.resident_bytes == n * el);
+    /* Turned off: nothing starts. */
+    setenv("CUZK_GPU_BASES_AHEAD", "0", 1);
+    CHECK(cuzk_gpu_bases_ahead(gpu, other, m, el, 1000) == -1);
+    unsetenv("CUZK_GPU_BASES_AHEAD");
+    /* No room beside the next MSM's buffers: nothing starts and nothing is
+     * given back for it. */
+    size_t free_b = 0, total_b = 0, slack = (size_t)64 << 20;
+    cuzk_gpu_trim(gpu);
+    CHECK(cudaMemGetInfo(&free_b, &total_b) == cudaSuccess);
+    void *hog = NULL;
+    while (free_b > 2 * slack && cudaMalloc(&hog, free_b - slack) != cudaSuccess) {
+        cudaGetLastError();
+        free_b -= slack;
+    }
+    CHECK(hog != NULL);
+    CHECK(cuzk_gpu_bases_ahead(gpu, other, m, el, 1000) == -1);
+    CHECK_OK(cuzk_gpu_mem_info(gpu, &mi));
+    CHECK(mi.resident_bytes == n * el);
+    cudaFree(hog);
+    /* Forgotten while under way: the upload is waited for, nothing kept. */
+    cuzk_gpu_msm_forget(gpu);
+    CHECK(cuzk_gpu_bases_ahead(gpu, bases, n, el, 1000) == 1);
+    cuzk_gpu_msm_forget(gpu);
+    CHECK_OK(cuzk_gpu_mem_info(gpu, &mi));
+    CHECK(mi.resident_bytes == 0);
+    /* Under way when its MSM comes: the MSM waits for it, and is right. */
+    CHECK(cuzk_gpu_bases_ahead(gpu, bases, n, el, 1000) == 1);
+    CHECK_OK(cuzk_gpu_msm_g1(gpu, &got, bases, n, k, NULL, n, NULL));
+    CHECK(blst_p1_is_equal(&want, &got));
+    CHECK_OK(cuzk_gpu_mem_info(gpu, &mi));
+    CHECK(mi.resident_bytes == n * el);
+    cuzk_gpu_msm_forget(gpu);
+    free(bases);
+    free(other);
+    free(k);
+    printf("bases ahead: used by their MSM, one at a time, never into memory held\n");
+}
+
 static void test_oom(void)
 {
     size_t free_b = 0, total_b = 0, keep = (size_t)64 << 20;
@@ -874,6 +957,7 @@ int main(void)
     test_h_resident();
     test_kept_blocks();
     test_resident_shed();
+    test_bases_ahead();
     test_oom();
     for (unsigned lg = 1; lg <= 22; lg++)
         test_ntt(lg);
