@@ -1297,6 +1297,14 @@ int engine_device_only_fits(const cuzk_params *p, unsigned log_m, uint64_t total
     return n <= total_bytes;
 }
 
+/* The slot's parameters stay on the host: partitions waiting for them to
+ * reach the devices (pin_pending) go on, so wake them. Lock held. */
+static void pin_declined(cuzk_jobs *j, pinned_srs *ps)
+{
+    ps->failed = 1;
+    pthread_cond_broadcast(&j->changed);
+}
+
 /* Keep the slot's parameters on this prover's device; the last healthy
  * prover to do so releases the host copy. A device too small to keep them
  * and prove beside them keeps the host copy instead (the proofs upload what
@@ -1313,7 +1321,7 @@ static void keep_on_device(cuzk_jobs *j, prover *pw, pinned_srs *ps)
             log_m++;
     if (cuzk_backend_device_mem(ordinal, &dev_free, &dev_total) == CUZK_OK &&
         !engine_device_only_fits(ps->circ->params, log_m, dev_total, &need)) {
-        ps->failed = 1;
+        pin_declined(j, ps);
         CUZK_WARN("event=srs_device_only_off circuit=%s device=%d reason=\"its parameters and a "
                   "proof beside them need ~%.1f GiB, the GPU has %.1f GiB\" (the host copy stays)",
                   ps->circ->id, ordinal, (double)need / 1073741824.0,
@@ -1330,7 +1338,7 @@ static void keep_on_device(cuzk_jobs *j, prover *pw, pinned_srs *ps)
     ps->busy &= ~((uint64_t)1 << me);
     pthread_cond_broadcast(&j->changed);
     if (rc) {
-        ps->failed = 1;
+        pin_declined(j, ps);
         CUZK_WARN("event=srs_device_only_off circuit=%s device=%d error=\"%s\" (the host copy "
                   "stays)",
                   ps->circ->id, ordinal, msg);

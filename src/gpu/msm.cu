@@ -1020,12 +1020,15 @@ static void ahead_finish(cuzk_gpu *g)
 
 /* Room a base set uploaded ahead must leave free for the MSM that runs
  * meanwhile: its split lists (msm_core's layout: 41 bytes an entry and the
- * density's counts) and 2 GiB for everything else it takes. Its scratch
- * comes mostly from the MSM arena, which an earlier MSM of the proof has
- * sized already and which counts as used here. */
+ * density's counts) and a slack for everything else it takes,
+ * CUZK_GPU_BASES_AHEAD_SLACK_MIB (default 2048). Its scratch comes mostly
+ * from the MSM arena, which an earlier MSM of the proof has sized already
+ * and which counts as used here; with a smaller slack the MSM may find
+ * less room to grow it and choose a plan that needs less. */
 static size_t ahead_reserve(size_t entries)
 {
-    return entries * 41 + (entries + 63) / 64 * 8 + ((size_t)2 << 30);
+    size_t slack = (size_t)env_uint("CUZK_GPU_BASES_AHEAD_SLACK_MIB", 2048, 0, 1u << 20) << 20;
+    return entries * 41 + (entries + 63) / 64 * 8 + slack;
 }
 
 extern "C" int cuzk_gpu_bases_ahead(cuzk_gpu *g, const void *host, size_t n, size_t elem,
