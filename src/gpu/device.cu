@@ -522,8 +522,12 @@ cuzk_err gpu_alloc_for(cuzk_gpu *g, void **p, size_t bytes, const char *what, in
         size_t shed = rc == CUZK_ENOMEM ? gpu_resident_shed(g) : 0;
         if (!shed)
             return rc;
-        CUZK_DEBUG("gpu=%d event=bases_given_back mib=%.0f for=\"%s\"", g->ordinal,
-                   shed / 1048576.0, what);
+        size_t free_b = 0, total_b = 0;
+        if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+            cudaGetLastError();
+        CUZK_DEBUG("gpu=%d event=bases_given_back mib=%.0f for=\"%s\" needs_mib=%.0f "
+                   "free_mib=%.0f",
+                   g->ordinal, shed / 1048576.0, what, bytes / 1048576.0, free_b / 1048576.0);
     }
 }
 
