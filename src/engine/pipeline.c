@@ -1239,6 +1239,14 @@ static void device_failed(cuzk_jobs *j, device *dv, const char *msg)
 
 #define MAX_BATCH 64
 
+/* The slot's parameters stay on the host: partitions waiting for them to
+ * reach the devices (pin_pending) go on, so wake them. Lock held. */
+static void pin_declined(cuzk_jobs *j, pinned_srs *ps)
+{
+    ps->failed = 1;
+    pthread_cond_broadcast(&j->changed);
+}
+
 /* Release the host copy of every slot that all healthy provers keep (a
  * device failing may complete one). Lock held. */
 static void pins_settle(cuzk_jobs *j)
@@ -1254,7 +1262,7 @@ static void pins_settle(cuzk_jobs *j)
                 all &= (int)(ps->workers >> i & 1);
             }
         if (!any) {
-            ps->failed = 1; /* nowhere to keep it */
+            pin_declined(j, ps); /* nowhere to keep it */
             continue;
         }
         if (!all)
@@ -1295,14 +1303,6 @@ int engine_device_only_fits(const cuzk_params *p, unsigned log_m, uint64_t total
     if (need)
         *need = n;
     return n <= total_bytes;
-}
-
-/* The slot's parameters stay on the host: partitions waiting for them to
- * reach the devices (pin_pending) go on, so wake them. Lock held. */
-static void pin_declined(cuzk_jobs *j, pinned_srs *ps)
-{
-    ps->failed = 1;
-    pthread_cond_broadcast(&j->changed);
 }
 
 /* Keep the slot's parameters on this prover's device; the last healthy
