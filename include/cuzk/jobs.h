@@ -155,6 +155,10 @@ typedef enum {
     CUZK_HOOK_FINALIZE,  /* a finalizer starts a partition */
     CUZK_HOOK_END,       /* a job ended (status set); the return is ignored */
     CUZK_HOOK_PREPARE,   /* a job's circuit was acquired (its SRS resident) */
+    CUZK_HOOK_PIN,       /* srs_device_only: a prove worker is about to keep a
+                          * circuit's parameters on its device (no job: job_id
+                          * NULL, circuit_id set); a failure is that device
+                          * declining, as one too small for them does */
 } cuzk_hook_point;
 
 typedef struct {
@@ -162,8 +166,9 @@ typedef struct {
     const char *job_id;
     int kind, priority;
     uint32_t partition;
-    int device;             /* PROVE: the GPU ordinal, -1 on the CPU backend */
+    int device;             /* PROVE, PIN: the GPU ordinal, -1 on the CPU backend */
     cuzk_job_status status; /* END */
+    const char *circuit_id; /* the job's circuit (empty before it is known); PIN: the circuit */
 } cuzk_hook_event;
 
 /* Called with no engine lock held; may call the engine (cancel a job). A
@@ -222,7 +227,8 @@ typedef struct {
      * its device (pinned there after a preload, cuzk_jobs_srs_loaded, or
      * with the circuit's first job), release their host copy
      * (srs.h cuzk_srs_release_host): the SRS then costs device memory only.
-     * Needs one prove worker per GPU (each worker keeps its own copy). */
+     * Needs one prove worker per GPU (each worker keeps its own copy). The
+     * CPU backend logs at start that it keeps parameters on the host. */
     int srs_device_only;
     /* GPU backends compute a, b, c themselves (cuzk_backend_device_spmv):
      * the synthesis workers then pack the witness (wpack.h) instead of
@@ -234,6 +240,11 @@ typedef struct {
      * proves from the witness), so that the packed path (pack, prove,
      * release by the finalizer) runs without a GPU. */
     int test_pack_witness;
+    /* Tests only (0 in production): with srs_device_only, ask the prove
+     * workers to keep parameters on their device even on the CPU backend
+     * (which declines, as a GPU too small for them does), so that the path
+     * of a declined slot runs without a GPU. */
+    int test_pin_on_cpu;
     cuzk_jobs_hook hook; /* tests only; NULL in production */
     void *hook_ctx;
 } cuzk_jobs_config;

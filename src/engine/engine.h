@@ -209,6 +209,7 @@ void engine_maybe_finish(cuzk_jobs *j, job *jb);
 int engine_job_stopped(const job *jb);
 cuzk_err engine_hook(cuzk_jobs *j, cuzk_hook_point pt, const job *jb, uint32_t partition,
                      int device);
+cuzk_err engine_hook_pin(cuzk_jobs *j, const char *circuit_id, int device);
 uint64_t engine_to_ms(double s);
 
 /* pipeline.c: the workers. */

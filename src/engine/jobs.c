@@ -158,7 +158,16 @@ cuzk_err engine_hook(cuzk_jobs *j, cuzk_hook_point pt, const job *jb, uint32_t p
 {
     if (!j->cfg.hook)
         return CUZK_OK;
-    cuzk_hook_event ev = {pt, jb->id, jb->kind, jb->prio + 1, partition, device, jb->res.status};
+    cuzk_hook_event ev = {pt,        jb->id, jb->kind,       jb->prio + 1,
+                          partition, device, jb->res.status, jb->circuit_id};
+    return j->cfg.hook(j->cfg.hook_ctx, &ev);
+}
+
+cuzk_err engine_hook_pin(cuzk_jobs *j, const char *circuit_id, int device)
+{
+    if (!j->cfg.hook)
+        return CUZK_OK;
+    cuzk_hook_event ev = {.point = CUZK_HOOK_PIN, .device = device, .circuit_id = circuit_id};
     return j->cfg.hook(j->cfg.hook_ctx, &ev);
 }
 

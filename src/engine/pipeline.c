@@ -239,7 +239,7 @@ static int pin_pending(cuzk_jobs *j, const job *jb)
  * resident, so acquiring it does not load anything. */
 static void pin_request_circuit(cuzk_jobs *j, const char *circuit_id, const char *who)
 {
-    if (!j->cfg.srs_device_only || !j->pin_abc || j->n_provers > 64)
+    if (!j->cfg.srs_device_only || !(j->pin_abc || j->cfg.test_pin_on_cpu) || j->n_provers > 64)
         return;
     cuzk_srs_circuit *c = NULL;
     if (cuzk_srs_acquire(j->srs, circuit_id, &c, NULL) != CUZK_OK)
@@ -1305,47 +1305,66 @@ int engine_device_only_fits(const cuzk_params *p, unsigned log_m, uint64_t total
     return n <= total_bytes;
 }
 
+/* Whether the device of a prove worker has room to keep a circuit's
+ * parameters and prove beside them; if not, why, in `why`. Backends that
+ * are not a device, and devices that cannot tell their memory, are left to
+ * the upload to decide. */
+static int device_has_room(cuzk_backend *be, int ordinal, const cuzk_srs_circuit *c, char *why,
+                           size_t why_size)
+{
+    size_t dev_free = 0, dev_total = 0;
+    uint64_t need = 0;
+    unsigned log_m = c->pce ? c->pce->log_domain : 0;
+    if (!log_m)
+        while (((size_t)1 << log_m) < c->params->n_h + 1)
+            log_m++;
+    if (cuzk_backend_device(be) < 0 ||
+        cuzk_backend_device_mem(ordinal, &dev_free, &dev_total) != CUZK_OK ||
+        engine_device_only_fits(c->params, log_m, dev_total, &need))
+        return 1;
+    snprintf(why, why_size,
+             "its parameters and a proof beside them need ~%.1f GiB, the GPU has %.1f GiB",
+             (double)need / 1073741824.0, (double)dev_total / 1073741824.0);
+    return 0;
+}
+
 /* Keep the slot's parameters on this prover's device; the last healthy
  * prover to do so releases the host copy. A device too small to keep them
- * and prove beside them keeps the host copy instead (the proofs upload what
- * they need). Lock held on entry and exit, released while uploading. */
+ * and prove beside them, or one that fails the upload, keeps the host copy
+ * instead (the proofs upload what they need), and so does a backend that
+ * is not a device (logged, so that the setting is not silently void).
+ * Whatever the outcome, the partitions waiting for it are woken. Lock held
+ * on entry and exit, released meanwhile. */
 static void keep_on_device(cuzk_jobs *j, prover *pw, pinned_srs *ps)
 {
     size_t me = (size_t)(pw - j->provers);
     int ordinal = j->devices[pw->dev].ordinal;
-    size_t dev_free = 0, dev_total = 0;
-    uint64_t need = 0;
-    unsigned log_m = ps->circ->pce ? ps->circ->pce->log_domain : 0;
-    if (!log_m)
-        while (((size_t)1 << log_m) < ps->circ->params->n_h + 1)
-            log_m++;
-    if (cuzk_backend_device_mem(ordinal, &dev_free, &dev_total) == CUZK_OK &&
-        !engine_device_only_fits(ps->circ->params, log_m, dev_total, &need)) {
-        pin_declined(j, ps);
-        CUZK_WARN("event=srs_device_only_off circuit=%s device=%d reason=\"its parameters and a "
-                  "proof beside them need ~%.1f GiB, the GPU has %.1f GiB\" (the host copy stays)",
-                  ps->circ->id, ordinal, (double)need / 1073741824.0,
-                  (double)dev_total / 1073741824.0);
-        return;
-    }
+    const cuzk_srs_circuit *c = ps->circ; /* the slot's reference keeps it */
     ps->busy |= (uint64_t)1 << me;
     pthread_mutex_unlock(&j->lock);
     double t = cuzk_now();
-    cuzk_err rc = cuzk_groth16_params_to_device(pw->be, ps->circ->params);
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", cuzk_errmsg());
+    char msg[512] = "";
+    int small = 0;
+    cuzk_err rc = engine_hook_pin(j, c->id, ordinal);
+    if (rc == CUZK_OK && !device_has_room(pw->be, ordinal, c, msg, sizeof msg)) {
+        small = 1;
+        rc = CUZK_ENOMEM;
+    } else if (rc == CUZK_OK) {
+        rc = cuzk_groth16_params_to_device(pw->be, c->params);
+    }
+    if (rc && !small)
+        snprintf(msg, sizeof msg, "%s", cuzk_errmsg());
     pthread_mutex_lock(&j->lock);
     ps->busy &= ~((uint64_t)1 << me);
-    pthread_cond_broadcast(&j->changed);
     if (rc) {
         pin_declined(j, ps);
-        CUZK_WARN("event=srs_device_only_off circuit=%s device=%d error=\"%s\" (the host copy "
-                  "stays)",
-                  ps->circ->id, ordinal, msg);
+        CUZK_WARN("event=srs_device_only_off circuit=%s device=%d %s=\"%s\" (the host copy stays)",
+                  c->id, ordinal, small ? "reason" : "error", msg);
         return;
     }
+    pthread_cond_broadcast(&j->changed);
     ps->workers |= (uint64_t)1 << me;
-    CUZK_INFO("event=srs_on_device circuit=%s device=%d time_s=%.2f", ps->circ->id, ordinal,
+    CUZK_INFO("event=srs_on_device circuit=%s device=%d time_s=%.2f", c->id, ordinal,
               cuzk_now() - t);
     pins_settle(j);
 }
@@ -1716,6 +1735,9 @@ cuzk_err engine_workers_start(cuzk_jobs *j)
         CUZK_TRY(cuzk_backend_open_on(name, ord < 0 ? 0 : ord, &pw->be));
         j->pin_abc |= cuzk_backend_device(pw->be) >= 0;
     }
+    if (cfg->srs_device_only && !j->pin_abc)
+        CUZK_WARN("event=srs_device_only_off reason=\"backend %s keeps parameters on the host\"",
+                  j->backend);
     j->device_spmv = !cfg->host_spmv && j->n_provers > 0;
     for (size_t i = 0; i < j->n_provers; i++)
         j->device_spmv &= cuzk_backend_device_spmv(j->provers[i].be);
