@@ -5,9 +5,17 @@
 # Usage: bench/gpu_suite.sh BIN_DIR OUT_DIR [PARTS...]
 #   BIN_DIR holds cuzk-bench and the device tests (test_gpu_*); OUT_DIR gets
 #   one log per part. PARTS: any of tests msm g2 ntt h partition profile
-#   (default: all but profile); PARTITION_LOG (default 27) and PARTITION_BATCH
+#   engine engine-device-only (default: tests msm g2 ntt h partition); PARTITION_LOG (default 27) and PARTITION_BATCH
 #   (default 2) size the partition runs; profile is the partition with
 #   CUZK_GPU_MSM_PROFILE=1 (each MSM's phases on stderr, in its log).
+#   engine and engine-device-only: ENGINE_JOBS (3) jobs of 10 partitions at
+#   once through the engine with lookahead, without and with --device-only
+#   (--budget ENGINE_BUDGET, default 60GiB), logged at ENGINE_LOG_LEVEL
+#   (info); after each, how often base sets went up, went up ahead of their
+#   MSM, gave way and were not sent ahead (those two logged at debug only),
+#   and what srs.device_only did. BACKEND (cuda) runs the
+#   same on another backend (cpu, for a dry run with a small
+#   PARTITION_LOG).
 set -uo pipefail
 B=$1
 O=$2
@@ -33,6 +41,17 @@ for p in $parts; do
     profile) # where each MSM's device time goes (phases of every window chunk)
         step profile env CUZK_GPU_MSM_PROFILE=1 "$B/cuzk-bench" partition \
             --log "${PARTITION_LOG:-27}" --backend cuda --reps 1 --batch 0
+        ;;
+    engine | engine-device-only)
+        extra=()
+        [ "$p" = engine-device-only ] && extra=(--device-only --budget "${ENGINE_BUDGET:-60GiB}")
+        step "$p" "$B/cuzk-bench" engine --log-level "${ENGINE_LOG_LEVEL:-info}" \
+            --log "${PARTITION_LOG:-27}" --partitions 10 --jobs "${ENGINE_JOBS:-3}" \
+            --backend "${BACKEND:-cuda}" --lookahead "${extra[@]}"
+        for ev in bases_uploaded bases_uploaded_ahead bases_given_back bases_ahead_skipped \
+            srs_device_only_off srs_on_device srs_host_released; do
+            echo "$p: event=$ev $(grep -c "event=$ev " "$O/$p.log")"
+        done
         ;;
     *) echo "unknown part $p" >&2 && rc=2 ;;
     esac
