@@ -10,8 +10,10 @@
 #   params   the load rate of a multi-GiB .params file made by our setup,
 #            page cache dropped, through the daemon's preload
 #   window-daemon  a 32 GiB WindowPoSt partition through the daemon: test
-#            parameters on disk (48 GB), preloaded, 2,349 generated sectors
-#            sent as one request, the proof verified offline
+#            parameters on disk (52 GB), their constraint system in memory
+#            (POST_PCE_DIR, default /dev/shm/cuzk-post-pce: with it on the
+#            same 64 GB disk the setup ran out of space), preloaded, 2,349
+#            generated sectors sent as one request, the proof verified offline
 # Usage: bench/post_h200.sh BUNDLE_DIR OUT_DIR [PARTS...]   (default: all)
 set -uo pipefail
 BD=$1
@@ -79,12 +81,15 @@ params_rate() {
     daemon_stop
 }
 window_daemon() {
-    "$B/cuzk" setup --circuit post-window-32g --out "$W/params" --backend cuda || return 1
-    df -h "$W"
+    local pd=${POST_PCE_DIR:-/dev/shm/cuzk-post-pce}
+    rm -rf "$pd" && mkdir -p "$pd" || return 1
+    "$B/cuzk" setup --circuit post-window-32g --out "$W/params" --pce-dir "$pd" \
+        --backend cuda || return 1
+    df -h "$W" "$pd"
     "$B/cuzk" gen post --proof-type window --sector-size 32GiB --sectors 2349 \
         --registered-proof 13 --randomness "$R" --out "$W/w" >/dev/null || return 1
     daemon_start "$O/window-daemon.log" --param-cache "$W/params" --backend cuda \
-        --preload post-window-32g --budget 110GiB || return 1
+        --set srs.pce_dir="$pd" --preload post-window-32g --budget 110GiB || return 1
     for i in 1 2; do
         local t0 t1
         t0=$(date +%s.%N)
@@ -99,6 +104,7 @@ window_daemon() {
             'BEGIN { printf "window-daemon i=%d request_to_proof_s=%.3f\n", i, b - a }'
     done
     daemon_stop
+    rm -rf "$pd"
     "$B/cuzk" verify --vk "$W/params/$(cd "$W/params" && ls *0377ded6*.vk)" \
         --public "$W/w.public" --proof "$W/w.proof"
 }

@@ -54,7 +54,7 @@
 #define MAX_WITNESSES 64
 
 typedef struct {
-    const char *pce, *params, *vk, *public_path, *proof, *out, *backend, *circuit;
+    const char *pce, *params, *vk, *public_path, *proof, *out, *backend, *circuit, *pce_dir;
     const char *witness[MAX_WITNESSES];
     int n_witness;
     uint64_t constraints, seed, synthetic_seed;
@@ -133,11 +133,13 @@ static const struct {
     const char *name, *text;
 } usages[] = {
     {"synth", "  cuzk synth   --constraints N [--public-inputs K] [--seed S] --out PREFIX\n"},
-    {"setup", "  cuzk setup   (--pce FILE | --constraints N [--public-inputs K] [--seed S]) "
-              "--out PREFIX\n"
-              "               [--backend cpu|cuda|cuda:N|auto] [--device N] [--threads N]\n"
-              "  cuzk setup   --circuit ID --out DIR   test parameters of a Filecoin circuit\n"
-              "               (ID from `cuzk filecoin list`; DIR/<v28 name>.params, .vk, .pce)\n"},
+    {"setup",
+     "  cuzk setup   (--pce FILE | --constraints N [--public-inputs K] [--seed S]) "
+     "--out PREFIX\n"
+     "               [--backend cpu|cuda|cuda:N|auto] [--device N] [--threads N]\n"
+     "  cuzk setup   --circuit ID --out DIR [--pce-dir DIR2]   test parameters of a\n"
+     "               Filecoin circuit (ID from `cuzk filecoin list`; DIR/<v28 name>.params,\n"
+     "               .vk, and .pce there or in DIR2, the daemon's srs.pce_dir)\n"},
     {"prove", "  cuzk prove   --params P --pce C (--witness W [--witness W2 ...] | "
               "--synthetic-seed S)\n"
               "               --out PROOF\n"
@@ -202,6 +204,8 @@ static int parse_opts(int argc, char **argv, opts *o)
             o->pce = v, i++;
         else if (OPT("--circuit"))
             o->circuit = v, i++;
+        else if (OPT("--pce-dir"))
+            o->pce_dir = v, i++;
         else if (OPT("--params"))
             o->params = v, i++;
         else if (OPT("--vk"))
@@ -420,6 +424,8 @@ static cuzk_err filecoin_setup_prefix(const opts *o, const cuzk_fc_proof **fp, c
     if (stat(o->out, &st) != 0 || !S_ISDIR(st.st_mode))
         return cuzk_fail(CUZK_EINVAL, "--out %s: with --circuit, --out names an existing folder",
                          o->out);
+    if (o->pce_dir && (stat(o->pce_dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+        return cuzk_fail(CUZK_EINVAL, "--pce-dir %s: not an existing folder", o->pce_dir);
     if (asprintf(prefix, "%s/%s", o->out, (*fp)->param_name) < 0)
         return cuzk_fail(CUZK_ENOMEM, "out of memory");
     return CUZK_OK;
@@ -429,6 +435,8 @@ static int cmd_setup(opts *o)
 {
     if (!o->out || (!o->pce && !o->have_constraints && !o->circuit))
         return usage("setup needs --out and either --pce, --constraints or --circuit");
+    if (o->pce_dir && !o->circuit)
+        return usage("setup: --pce-dir goes with --circuit");
     char *fc_prefix = NULL;
     const cuzk_fc_proof *fp = NULL;
     if (o->circuit) {
@@ -457,7 +465,13 @@ static int cmd_setup(opts *o)
         if (!e)
             e = cuzk_fc_record_pce(fp, rp ? cuzk_progress_callback : NULL, rp, &pce);
         cuzk_progress_finish(rp);
-        if (!e && !(pce_out = cmd_path_with(o->out, ".pce")))
+        /* in the daemon's srs.pce_dir, when that is another folder (another
+         * disk: a 32 GiB WindowPoSt's parameters alone take 52 GB) */
+        if (!e && o->pce_dir && asprintf(&pce_out, "%s/%s.pce", o->pce_dir, fp->param_name) < 0)
+            pce_out = NULL;
+        if (!e && !o->pce_dir)
+            pce_out = cmd_path_with(o->out, ".pce");
+        if (!e && !pce_out)
             e = cuzk_fail(CUZK_ENOMEM, "out of memory");
         if (!e)
             e = cuzk_pce_write(pce, pce_out);

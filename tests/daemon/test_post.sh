@@ -23,9 +23,21 @@ R2=0202020202020202020202020202020202020202020202020202020202020202
 WIN=v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-3ea05428c9d11689f23529cde32fd30aabd50f7d2c93657c1d3650bca3e8ea9e
 WDW=v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-0170db1f394b35d995252228ee359194b13199d259380541dc529fb0099096b0
 expect 0 "not Filecoin's" -- "$CUZK" setup --circuit post-window-2k --out "$P"
-expect 0 "not Filecoin's" -- "$CUZK" setup --circuit post-winning-2k --out "$P"
+# The Winning constraint system goes to a folder of its own (--pce-dir: the
+# daemon's srs.pce_dir); a folder that is not there, or --pce-dir without
+# --circuit, is refused before anything is written.
+expect 2 "--pce-dir $T/nowhere: not an existing folder" -- "$CUZK" setup \
+    --circuit post-winning-2k --out "$P" --pce-dir "$T/nowhere"
+expect 2 "--pce-dir goes with --circuit" -- "$CUZK" setup --constraints 64 --out "$T/x" \
+    --pce-dir "$T"
+if [ ! -e "$P/$WIN.params" ] && [ ! -e "$T/x.params" ]; then ok; else bad "a refused setup wrote parameters"; fi
+mkdir -p "$T/pcedir"
+expect 0 "not Filecoin's" -- "$CUZK" setup --circuit post-winning-2k --out "$P" \
+    --pce-dir "$T/pcedir"
+if [ -s "$T/pcedir/$WIN.pce" ] && [ ! -e "$P/$WIN.pce" ] && [ -s "$P/$WIN.params" ] &&
+    [ -s "$P/$WIN.vk" ]; then ok; else bad "setup --pce-dir: .pce in its folder, .params and .vk in --out"; fi
 # The daemon records the Winning constraint system itself (and caches it).
-mv "$P/$WIN.pce" "$T/winning-setup.pce"
+mv "$T/pcedir/$WIN.pce" "$T/winning-setup.pce"
 
 ADDR="unix://$S/d.sock"
 # A Filecoin circuit id in srs.preload: loaded (and checked by
