@@ -5,12 +5,14 @@
 # Usage: bench/gpu_suite.sh BIN_DIR OUT_DIR [PARTS...]
 #   BIN_DIR holds cuzk-bench and the device tests (test_gpu_*); OUT_DIR gets
 #   one log per part. PARTS: any of tests msm g2 ntt h partition profile
-#   engine engine-device-only (default: tests msm g2 ntt h partition); PARTITION_LOG (default 27) and PARTITION_BATCH
+#   engine engine-cover engine-device-only (default: tests msm g2 ntt h
+#   partition); PARTITION_LOG (default 27) and PARTITION_BATCH
 #   (default 2) size the partition runs; profile is the partition with
 #   CUZK_GPU_MSM_PROFILE=1 (each MSM's phases on stderr, in its log).
-#   engine and engine-device-only: ENGINE_JOBS (3) jobs of 10 partitions at
-#   once through the engine with lookahead, without and with --device-only
-#   (--budget ENGINE_BUDGET, default 60GiB), logged at ENGINE_LOG_LEVEL
+#   engine, engine-cover and engine-device-only: ENGINE_JOBS (3) jobs of 10
+#   partitions at once through the engine with lookahead; engine-cover with
+#   CUZK_GPU_SHED_COVER=1, engine-device-only with --device-only (--budget
+#   ENGINE_BUDGET, default 60GiB); logged at ENGINE_LOG_LEVEL
 #   (info); after each, how often base sets went up, went up ahead of their
 #   MSM, gave way and were not sent ahead (those two logged at debug only),
 #   and what srs.device_only did. BACKEND (cuda) runs the
@@ -42,10 +44,12 @@ for p in $parts; do
         step profile env CUZK_GPU_MSM_PROFILE=1 "$B/cuzk-bench" partition \
             --log "${PARTITION_LOG:-27}" --backend cuda --reps 1 --batch 0
         ;;
-    engine | engine-device-only)
+    engine | engine-cover | engine-device-only)
         extra=()
         [ "$p" = engine-device-only ] && extra=(--device-only --budget "${ENGINE_BUDGET:-60GiB}")
-        step "$p" "$B/cuzk-bench" engine --log-level "${ENGINE_LOG_LEVEL:-info}" \
+        cover=0
+        [ "$p" = engine-cover ] && cover=1
+        step "$p" env CUZK_GPU_SHED_COVER=$cover "$B/cuzk-bench" engine --log-level "${ENGINE_LOG_LEVEL:-info}" \
             --log "${PARTITION_LOG:-27}" --partitions 10 --jobs "${ENGINE_JOBS:-3}" \
             --backend "${BACKEND:-cuda}" --lookahead "${extra[@]}"
         for ev in bases_uploaded bases_uploaded_ahead bases_given_back bases_ahead_skipped \

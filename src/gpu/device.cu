@@ -519,10 +519,16 @@ cuzk_err gpu_alloc_for(cuzk_gpu *g, void **p, size_t bytes, const char *what, in
 {
     for (;;) {
         cuzk_err rc = kept ? gpu_alloc_kept(p, bytes, what) : gpu_alloc(p, bytes, what);
-        size_t shed = rc == CUZK_ENOMEM ? gpu_resident_shed(g) : 0;
+        if (rc != CUZK_ENOMEM)
+            return rc;
+        /* what is missing, with room for the allocator's rounding; 0 when
+         * the free memory would do but in no one piece */
+        size_t free_b = 0, total_b = 0, want = bytes + ((size_t)64 << 20);
+        if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+            cudaGetLastError();
+        size_t shed = gpu_resident_shed(g, want > free_b ? want - free_b : 0);
         if (!shed)
             return rc;
-        size_t free_b = 0, total_b = 0;
         if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
             cudaGetLastError();
         CUZK_DEBUG("gpu=%d event=bases_given_back mib=%.0f for=\"%s\" needs_mib=%.0f "

@@ -202,7 +202,7 @@ void gpu_free(void *p);
 cuzk_err gpu_alloc_for(cuzk_gpu *g, void **p, size_t bytes, const char *what, int kept);
 /* Frees one of g's resident base sets that is neither pinned nor in use,
  * the one needed last (msm.cu); returns its bytes, 0 when there is none. */
-size_t gpu_resident_shed(cuzk_gpu *g);
+size_t gpu_resident_shed(cuzk_gpu *g, size_t shortfall);
 /* A proof begins on g (its H): marks the resident sets' ages (msm.cu). */
 void gpu_proof_begin(cuzk_gpu *g);
 size_t gpu_kept_bytes(int dev);

@@ -102,6 +102,7 @@
 
 #include "curve.cuh"
 #include "gpu_internal.h"
+#include "shed.h"
 
 extern "C" {
 #include "cuzk/log.h"
@@ -939,31 +940,29 @@ void gpu_proof_begin(cuzk_gpu *g)
 }
 
 /* Which set goes when a proof's buffer does not fit: the one whose next
- * use is furthest away. Sets no proof used since the previous one began
- * belong to other circuits: the least recently used of those first. Else
- * every set belongs to the circuit being proved, whose MSMs use them in the
- * same order every proof: one this proof has used already is next needed
- * in the next proof (those not yet used come sooner), the most recently
- * used the latest. Least recently used first instead, a GPU too small to
- * keep a circuit's sets beside a proof's buffers (80 GB, a 32 GiB
- * WindowPoSt's ~60 GB of bases) would upload every set again every proof;
- * this way only the last. */
-size_t gpu_resident_shed(cuzk_gpu *g)
+ * use is furthest away (shed.h has the order). Sets no proof used since
+ * the previous one began belong to other circuits: the least recently used
+ * of those first. Else every set belongs to the circuit being proved, whose
+ * MSMs use them in the same order every proof: one this proof has used
+ * already is next needed in the next proof (those not yet used come
+ * sooner), the most recently used the latest. Least recently used first
+ * instead, a GPU too small to keep a circuit's sets beside a proof's
+ * buffers (80 GB, a 32 GiB WindowPoSt's ~60 GB of bases) would upload
+ * every set again every proof; this way only the last. With
+ * CUZK_GPU_SHED_COVER=1, of the two sets needed last the smaller goes when
+ * it covers `shortfall` alone (0: not known). */
+size_t gpu_resident_shed(cuzk_gpu *g, size_t shortfall)
 {
-    int v = -1, vk = 0;
+    gpu_shed_cand c[GPU_MAX_RESIDENT];
     for (int i = 0; i < GPU_MAX_RESIDENT; i++) {
         const gpu_resident *r = &g->res[i];
-        if (!r->dev || r->pinned || r->busy || r->ahead)
-            continue;
-        /* kind 2: another circuit's (LRU), 1: used this proof, 0: not yet (MRU) */
-        int k = r->last_use <= g->proof_mark[0] ? 2 : r->last_use > g->proof_mark[1];
-        if (v < 0 || k > vk ||
-            (k == vk &&
-             (k == 2 ? r->last_use < g->res[v].last_use : r->last_use > g->res[v].last_use))) {
-            v = i;
-            vk = k;
-        }
+        c[i].bytes = r->n * r->elem;
+        c[i].last_use = r->last_use;
+        c[i].cls = !r->dev || r->pinned || r->busy || r->ahead ? -1
+                   : r->last_use <= g->proof_mark[0]           ? 2
+                                                               : r->last_use > g->proof_mark[1];
     }
+    int v = gpu_shed_pick(c, GPU_MAX_RESIDENT, shortfall, env_uint("CUZK_GPU_SHED_COVER", 0, 0, 1));
     if (v < 0)
         return 0;
     size_t bytes = g->res[v].n * g->res[v].elem;

@@ -690,6 +690,23 @@ static void test_h_resident(void)
     free(v);
 }
 
+/* All of the device's free memory but about `keep` bytes, held by one
+ * allocation; NULL when none could be made. Fragmentation: each try asks a
+ * little less. */
+static void *device_hog(size_t keep)
+{
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+        return NULL;
+    void *hog = NULL;
+    while (free_b > 2 * keep && cudaMalloc(&hog, free_b - keep) != cudaSuccess) {
+        cudaGetLastError();
+        hog = NULL;
+        free_b -= keep;
+    }
+    return hog;
+}
+
 /* Blocks kept between proofs count as free memory and go back when an
  * allocation runs short: after two H computations at 2^22 (the first's
  * vectors kept and taken again by the second, b and c's 256 MiB kept
@@ -717,12 +734,7 @@ static void test_kept_blocks(void)
     CHECK_OK(cuzk_gpu_mem_info(gpu, &m0));
     CHECK(m0.kept_bytes >= 2 * bytes && m0.arena_bytes > 0);
     CHECK(m0.free_bytes >= raw_free + m0.kept_bytes + m0.arena_bytes);
-    void *hog = NULL;
-    size_t keep = (size_t)64 << 20, free_b = raw_free;
-    while (free_b > 2 * keep && cudaMalloc(&hog, free_b - keep) != cudaSuccess) {
-        cudaGetLastError();
-        free_b -= keep;
-    }
+    void *hog = device_hog((size_t)64 << 20);
     CHECK(hog != NULL);
     cuzk_fr_vec_rng(x, n, 44);
     memcpy(y, x, bytes);
@@ -778,13 +790,8 @@ static void test_resident_shed(void)
     cuzk_gpu_trim(gpu);
     CHECK_OK(cuzk_gpu_mem_info(gpu, &m0));
     CHECK(m0.resident_bytes >= n * sizeof *bases);
-    size_t free_b = 0, total_b = 0, keep = (size_t)64 << 20;
-    CHECK(cudaMemGetInfo(&free_b, &total_b) == cudaSuccess);
-    void *hog = NULL;
-    while (free_b > 2 * keep && cudaMalloc(&hog, free_b - keep) != cudaSuccess) {
-        cudaGetLastError();
-        free_b -= keep;
-    }
+    size_t free_b = 0, total_b = 0;
+    void *hog = device_hog((size_t)64 << 20);
     CHECK(hog != NULL);
     if (!hog)
         return;
@@ -803,6 +810,72 @@ static void test_resident_shed(void)
     free(k);
     free(v);
     printf("resident bases: given back for H under a full device, uploaded again after\n");
+}
+
+/* The GPU's MSM of bases[0..n) with k equals want (the CPU's). */
+static void msm_on_gpu(const blst_p1_affine *bases, size_t n, const cuzk_fr *k, const blst_p1 *want)
+{
+    blst_p1 got;
+    CHECK_OK(cuzk_gpu_msm_g1(gpu, &got, bases, n, k, NULL, n, NULL));
+    CHECK(blst_p1_is_equal(want, &got));
+}
+
+/* Which set gives way with CUZK_GPU_SHED_COVER=1 (src/gpu/shed.h): of the
+ * two sets needed last, the smaller when it covers what the allocation
+ * lacks. Set A (2^21 points, 192 MiB) is used, then set B (2^22, 384 MiB),
+ * and the device is filled to all but ~64 MiB; the witness scalars (128
+ * MiB) then lack ~64-128 MiB. By default B (used last, so needed last) goes;
+ * with the setting A, which covers it. Oracles: the bytes that left the
+ * device, and the CPU's MSMs over both sets afterwards (the one given back
+ * goes up again). */
+static void test_shed_cover(void)
+{
+    size_t na = (size_t)1 << 21, nb = (size_t)1 << 22, ns = (size_t)1 << 22;
+    size_t el = sizeof(blst_p1_affine);
+    blst_p1_affine *a = malloc(na * el), *b = malloc(nb * el);
+    cuzk_fr *k = malloc(nb * sizeof *k), *w = malloc(ns * sizeof *w);
+    g1_points(a, na, 101);
+    g1_points(b, nb, 102);
+    cuzk_fr_vec_rng(k, nb, 103);
+    cuzk_fr_vec_rng(w, ns, 104);
+    blst_p1 want_a, want_b;
+    CHECK_OK(cuzk_msm_g1(&want_a, a, na, k, NULL, na, NULL));
+    CHECK_OK(cuzk_msm_g1(&want_b, b, nb, k, NULL, nb, NULL));
+    for (int cover = 0; cover < 2; cover++) {
+        if (cover)
+            setenv("CUZK_GPU_SHED_COVER", "1", 1);
+        else
+            unsetenv("CUZK_GPU_SHED_COVER");
+        cuzk_gpu_scalars_clear(gpu);
+        cuzk_gpu_msm_forget(gpu);
+        msm_on_gpu(a, na, k, &want_a);
+        msm_on_gpu(b, nb, k, &want_b);
+        cuzk_gpu_trim(gpu);
+        cuzk_gpu_mem m0, m1;
+        CHECK_OK(cuzk_gpu_mem_info(gpu, &m0));
+        size_t free_b = 0, total_b = 0;
+        void *hog = device_hog((size_t)64 << 20);
+        CHECK(hog != NULL);
+        if (!hog)
+            break;
+        CHECK(cudaMemGetInfo(&free_b, &total_b) == cudaSuccess);
+        CHECK(free_b < ns * sizeof *w); /* the scalars do not fit beside both sets */
+        CHECK_OK(cuzk_gpu_scalars_set(gpu, w, ns));
+        CHECK_OK(cuzk_gpu_mem_info(gpu, &m1));
+        size_t gone = m0.resident_bytes - m1.resident_bytes;
+        printf("shed cover=%d: %zu MiB gave way (A %zu, B %zu)\n", cover, gone >> 20,
+               (na * el) >> 20, (nb * el) >> 20);
+        CHECK(gone == (cover ? na : nb) * el);
+        cuzk_gpu_scalars_clear(gpu);
+        cudaFree(hog);
+        msm_on_gpu(a, na, k, &want_a);
+        msm_on_gpu(b, nb, k, &want_b);
+    }
+    unsetenv("CUZK_GPU_SHED_COVER");
+    free(a);
+    free(b);
+    free(k);
+    free(w);
 }
 
 /* A base set uploaded ahead of its MSM (cuzk_gpu_bases_ahead), as the
@@ -849,14 +922,8 @@ static void test_bases_ahead(void)
     unsetenv("CUZK_GPU_BASES_AHEAD");
     /* No room beside the next MSM's buffers: nothing starts and nothing is
      * given back for it. */
-    size_t free_b = 0, total_b = 0, slack = (size_t)64 << 20;
     cuzk_gpu_trim(gpu);
-    CHECK(cudaMemGetInfo(&free_b, &total_b) == cudaSuccess);
-    void *hog = NULL;
-    while (free_b > 2 * slack && cudaMalloc(&hog, free_b - slack) != cudaSuccess) {
-        cudaGetLastError();
-        free_b -= slack;
-    }
+    void *hog = device_hog((size_t)64 << 20);
     CHECK(hog != NULL);
     CHECK(cuzk_gpu_bases_ahead(gpu, other, m, el, 1000) == -1);
     CHECK_OK(cuzk_gpu_mem_info(gpu, &mi));
@@ -883,17 +950,11 @@ static void test_bases_ahead(void)
 
 static void test_oom(void)
 {
-    size_t free_b = 0, total_b = 0, keep = (size_t)64 << 20;
     /* what the handle keeps for reuse goes back first (base sets too: they
      * would give way to the MSM below) */
     cuzk_gpu_trim(gpu);
     cuzk_gpu_msm_forget(gpu);
-    CHECK(cudaMemGetInfo(&free_b, &total_b) == cudaSuccess);
-    void *hog = NULL;
-    while (free_b > 2 * keep && cudaMalloc(&hog, free_b - keep) != cudaSuccess) {
-        cudaGetLastError();
-        free_b -= keep; /* fragmentation: try a little less */
-    }
+    void *hog = device_hog((size_t)64 << 20);
     CHECK(hog != NULL);
     if (!hog)
         return;
@@ -957,6 +1018,7 @@ int main(void)
     test_h_resident();
     test_kept_blocks();
     test_resident_shed();
+    test_shed_cover();
     test_bases_ahead();
     test_oom();
     for (unsigned lg = 1; lg <= 22; lg++)
