@@ -455,7 +455,21 @@ static int cmd_setup(opts *o)
     cuzk_err e = cuzk_groth16_setup_check(&so);
     if (e || (e = cmd_output_pair(o->out, ".params", ".vk", &pp, &vp)))
         return die("setup", e);
-    if (fp) {
+    /* a Filecoin circuit's constraint system: next to its parameters, or in
+     * the daemon's srs.pce_dir when that is another folder (another disk: a
+     * 32 GiB WindowPoSt's parameters alone take 52 GB); checked before the
+     * work, as the parameters' path is */
+    if (fp && o->pce_dir && asprintf(&pce_out, "%s/%s.pce", o->pce_dir, fp->param_name) < 0)
+        pce_out = NULL;
+    else if (fp && !o->pce_dir)
+        pce_out = cmd_path_with(o->out, ".pce");
+    if (fp && !pce_out)
+        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
+    else if (fp)
+        e = cmd_output_check(pce_out);
+    if (e) {
+        /* refused: freed and reported below */
+    } else if (fp) {
         fprintf(stderr, "setup: recording the constraint system of %s (%s)\n", fp->circuit_id,
                 fp->name);
         cuzk_progress *rp = NULL;
@@ -465,14 +479,6 @@ static int cmd_setup(opts *o)
         if (!e)
             e = cuzk_fc_record_pce(fp, rp ? cuzk_progress_callback : NULL, rp, &pce);
         cuzk_progress_finish(rp);
-        /* in the daemon's srs.pce_dir, when that is another folder (another
-         * disk: a 32 GiB WindowPoSt's parameters alone take 52 GB) */
-        if (!e && o->pce_dir && asprintf(&pce_out, "%s/%s.pce", o->pce_dir, fp->param_name) < 0)
-            pce_out = NULL;
-        if (!e && !o->pce_dir)
-            pce_out = cmd_path_with(o->out, ".pce");
-        if (!e && !pce_out)
-            e = cuzk_fail(CUZK_ENOMEM, "out of memory");
         if (!e)
             e = cuzk_pce_write(pce, pce_out);
     } else if (o->pce) {
