@@ -5,7 +5,7 @@
 # Usage: bench/gpu_suite.sh BIN_DIR OUT_DIR [PARTS...]
 #   BIN_DIR holds cuzk-bench and the device tests (test_gpu_*); OUT_DIR gets
 #   one log per part. PARTS: any of tests msm g2 ntt h partition profile
-#   engine engine-cover engine-device-only (default: tests msm g2 ntt h
+#   engine engine-cover engine-device-only keep-blocks (default: tests msm g2 ntt h
 #   partition); PARTITION_LOG (default 27) and PARTITION_BATCH
 #   (default 2) size the partition runs; profile is the partition with
 #   CUZK_GPU_MSM_PROFILE=1 (each MSM's phases on stderr, in its log).
@@ -18,6 +18,12 @@
 #   and what srs.device_only did. BACKEND (cuda) runs the
 #   same on another backend (cpu, for a dry run with a small
 #   PARTITION_LOG).
+#   keep-blocks: the engine (ENGINE_JOBS jobs, --device-only) and a 32 GiB
+#   WindowPoSt partition (cuzk-bench post --registered-proof POST_PROOF, 13
+#   unless set; 10 is its 2 KiB form, for a dry run; 2 requests,
+#   MSM phases profiled) each with CUZK_GPU_KEEP_BLOCKS=1 and =0, back to
+#   back, for the default of kept device blocks (needs ~116 GiB of device
+#   memory: an H200).
 set -uo pipefail
 B=$1
 O=$2
@@ -55,6 +61,17 @@ for p in $parts; do
         for ev in bases_uploaded bases_uploaded_ahead bases_given_back bases_ahead_skipped \
             srs_device_only_off srs_on_device srs_host_released; do
             echo "$p: event=$ev $(grep -c "event=$ev " "$O/$p.log")"
+        done
+        ;;
+    keep-blocks)
+        for kb in 1 0; do
+            step "keep-blocks-engine-$kb" env CUZK_GPU_KEEP_BLOCKS=$kb "$B/cuzk-bench" engine \
+                --log "${PARTITION_LOG:-27}" --partitions 10 --jobs "${ENGINE_JOBS:-3}" \
+                --backend "${BACKEND:-cuda}" --device-only --budget "${ENGINE_BUDGET:-60GiB}" --lookahead
+        done
+        for kb in 0 1; do
+            step "keep-blocks-post-$kb" env CUZK_GPU_KEEP_BLOCKS=$kb CUZK_GPU_MSM_PROFILE=1 \
+                "$B/cuzk-bench" post --registered-proof "${POST_PROOF:-13}" --backend "${BACKEND:-cuda}" --reps 2
         done
         ;;
     *) echo "unknown part $p" >&2 && rc=2 ;;
