@@ -21,10 +21,10 @@ case $A in
 esac
 rm -rf "$O"
 mkdir -p "$O/bin" "$O/lib"
-for p in cuzk cuzk-bench cuzk-daemon $(cd "$B" && ls test_gpu_* 2>/dev/null); do
-    [ -x "$B/$p" ] || continue
-    cp "$B/$p" "$O/bin/"
-    ldd "$B/$p" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
+for f in "$B/cuzk" "$B/cuzk-bench" "$B/cuzk-daemon" "$B"/test_gpu_*; do
+    [ -x "$f" ] || continue # not built (or no device test: the pattern itself)
+    cp "$f" "$O/bin/"
+    ldd "$f" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
         case "$(basename "$lib")" in
         libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*) ;;
         *) cp -L -n "$lib" "$O/lib/" ;;

@@ -431,6 +431,20 @@ static cuzk_err filecoin_setup_prefix(const opts *o, const cuzk_fc_proof **fp, c
     return CUZK_OK;
 }
 
+/* Where setup writes a Filecoin circuit's constraint system: next to its
+ * parameters, or in the daemon's srs.pce_dir when that is another folder
+ * (another disk: a 32 GiB WindowPoSt's parameters alone take 52 GB);
+ * checked before the work, as the parameters' path is. */
+static cuzk_err setup_pce_path(const opts *o, const cuzk_fc_proof *fp, char **out)
+{
+    *out = NULL;
+    if (o->pce_dir && asprintf(out, "%s/%s.pce", o->pce_dir, fp->param_name) < 0)
+        *out = NULL;
+    else if (!o->pce_dir)
+        *out = cmd_path_with(o->out, ".pce");
+    return *out ? cmd_output_check(*out) : cuzk_fail(CUZK_ENOMEM, "out of memory");
+}
+
 static int cmd_setup(opts *o)
 {
     if (!o->out || (!o->pce && !o->have_constraints && !o->circuit))
@@ -455,32 +469,20 @@ static int cmd_setup(opts *o)
     cuzk_err e = cuzk_groth16_setup_check(&so);
     if (e || (e = cmd_output_pair(o->out, ".params", ".vk", &pp, &vp)))
         return die("setup", e);
-    /* a Filecoin circuit's constraint system: next to its parameters, or in
-     * the daemon's srs.pce_dir when that is another folder (another disk: a
-     * 32 GiB WindowPoSt's parameters alone take 52 GB); checked before the
-     * work, as the parameters' path is */
-    if (fp && o->pce_dir && asprintf(&pce_out, "%s/%s.pce", o->pce_dir, fp->param_name) < 0)
-        pce_out = NULL;
-    else if (fp && !o->pce_dir)
-        pce_out = cmd_path_with(o->out, ".pce");
-    if (fp && !pce_out)
-        e = cuzk_fail(CUZK_ENOMEM, "out of memory");
-    else if (fp)
-        e = cmd_output_check(pce_out);
-    if (e) {
-        /* refused: freed and reported below */
-    } else if (fp) {
-        fprintf(stderr, "setup: recording the constraint system of %s (%s)\n", fp->circuit_id,
-                fp->name);
-        cuzk_progress *rp = NULL;
-        int post = fp->family == CUZK_FC_WINNING || fp->family == CUZK_FC_WINDOW;
-        if (post && !(e = cmd_progress_start("recording", "sectors", &rp)))
-            cuzk_progress_set_total(rp, fp->sectors);
-        if (!e)
-            e = cuzk_fc_record_pce(fp, rp ? cuzk_progress_callback : NULL, rp, &pce);
-        cuzk_progress_finish(rp);
-        if (!e)
-            e = cuzk_pce_write(pce, pce_out);
+    if (fp) {
+        if (!(e = setup_pce_path(o, fp, &pce_out))) {
+            fprintf(stderr, "setup: recording the constraint system of %s (%s)\n", fp->circuit_id,
+                    fp->name);
+            cuzk_progress *rp = NULL;
+            int post = fp->family == CUZK_FC_WINNING || fp->family == CUZK_FC_WINDOW;
+            if (post && !(e = cmd_progress_start("recording", "sectors", &rp)))
+                cuzk_progress_set_total(rp, fp->sectors);
+            if (!e)
+                e = cuzk_fc_record_pce(fp, rp ? cuzk_progress_callback : NULL, rp, &pce);
+            cuzk_progress_finish(rp);
+            if (!e)
+                e = cuzk_pce_write(pce, pce_out);
+        }
     } else if (o->pce) {
         e = cuzk_pce_load(&pce, o->pce);
     } else {
