@@ -23,7 +23,7 @@
 #   unless set; 10 is its 2 KiB form, for a dry run; 2 requests,
 #   MSM phases profiled) each with CUZK_GPU_KEEP_BLOCKS=1 and =0, back to
 #   back, for the default of kept device blocks (needs ~116 GiB of device
-#   memory: an H200).
+#   memory: an H200); keep-blocks-engine and keep-blocks-post run one half.
 set -uo pipefail
 B=$1
 O=$2
@@ -63,13 +63,13 @@ for p in $parts; do
             echo "$p: event=$ev $(grep -c "event=$ev " "$O/$p.log")"
         done
         ;;
-    keep-blocks)
-        for kb in 1 0; do
+    keep-blocks | keep-blocks-engine | keep-blocks-post)
+        [ "$p" = keep-blocks-post ] || for kb in 1 0; do
             step "keep-blocks-engine-$kb" env CUZK_GPU_KEEP_BLOCKS=$kb "$B/cuzk-bench" engine \
                 --log "${PARTITION_LOG:-27}" --partitions 10 --jobs "${ENGINE_JOBS:-3}" \
                 --backend "${BACKEND:-cuda}" --device-only --budget "${ENGINE_BUDGET:-60GiB}" --lookahead
         done
-        for kb in 0 1; do
+        [ "$p" = keep-blocks-engine ] || for kb in 0 1; do
             step "keep-blocks-post-$kb" env CUZK_GPU_KEEP_BLOCKS=$kb CUZK_GPU_MSM_PROFILE=1 \
                 "$B/cuzk-bench" post --registered-proof "${POST_PROOF:-13}" --backend "${BACKEND:-cuda}" --reps 2
         done

@@ -35,6 +35,7 @@ done
 strip --strip-debug "$O"/bin/* "$O"/lib/* 2>/dev/null || true
 du -sh "$O" | awk '{print "bundle: " $1 " in '"$O"'"}'
 if [ -n "$A" ]; then
+    mkdir -p "$(dirname "$A")"
     tar -C "$O" -cf - . | xz -9 -T1 >"$A"
     du -sh "$A" | awk '{print "bundle: " $1 " packed in " $2}'
 fi
