@@ -9,9 +9,10 @@
 #   partition); PARTITION_LOG (default 27) and PARTITION_BATCH
 #   (default 2) size the partition runs; profile is the partition with
 #   CUZK_GPU_MSM_PROFILE=1 (each MSM's phases on stderr, in its log).
-#   engine, engine-cover and engine-device-only: ENGINE_JOBS (3) jobs of 10
-#   partitions at once through the engine with lookahead; engine-cover with
-#   CUZK_GPU_SHED_COVER=1, engine-device-only with --device-only (--budget
+#   engine, engine-cover, engine-nocover and engine-device-only: ENGINE_JOBS
+#   (3) jobs of 10 partitions at once through the engine with lookahead;
+#   engine-cover with CUZK_GPU_SHED_COVER=1 (the default), engine-nocover
+#   with 0, engine-device-only with --device-only (--budget
 #   ENGINE_BUDGET, default 60GiB); logged at ENGINE_LOG_LEVEL
 #   (info); after each, how often base sets went up, went up ahead of their
 #   MSM, gave way and were not sent ahead (those two logged at debug only),
@@ -50,11 +51,11 @@ for p in $parts; do
         step profile env CUZK_GPU_MSM_PROFILE=1 "$B/cuzk-bench" partition \
             --log "${PARTITION_LOG:-27}" --backend cuda --reps 1 --batch 0
         ;;
-    engine | engine-cover | engine-device-only)
+    engine | engine-cover | engine-nocover | engine-device-only)
         extra=()
         [ "$p" = engine-device-only ] && extra=(--device-only --budget "${ENGINE_BUDGET:-60GiB}")
-        cover=0
-        [ "$p" = engine-cover ] && cover=1
+        cover=1
+        [ "$p" = engine-nocover ] && cover=0
         step "$p" env CUZK_GPU_SHED_COVER=$cover "$B/cuzk-bench" engine --log-level "${ENGINE_LOG_LEVEL:-info}" \
             --log "${PARTITION_LOG:-27}" --partitions 10 --jobs "${ENGINE_JOBS:-3}" \
             --backend "${BACKEND:-cuda}" --lookahead "${extra[@]}"

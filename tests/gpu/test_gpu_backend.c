@@ -820,12 +820,13 @@ static void msm_on_gpu(const blst_p1_affine *bases, size_t n, const cuzk_fr *k, 
     CHECK(blst_p1_is_equal(want, &got));
 }
 
-/* Which set gives way with CUZK_GPU_SHED_COVER=1 (src/gpu/shed.h): of the
- * two sets needed last, the smaller when it covers what the allocation
- * lacks. Set A (2^21 points, 192 MiB) is used, then set B (2^22, 384 MiB),
- * and the device is filled to all but ~64 MiB; the witness scalars (128
- * MiB) then lack ~64-128 MiB. By default B (used last, so needed last) goes;
- * with the setting A, which covers it. Oracles: the bytes that left the
+/* Which set gives way (src/gpu/shed.h): of the two sets needed last, the
+ * smaller when it covers what the allocation lacks (the default), or with
+ * CUZK_GPU_SHED_COVER=0 the one needed last. Set A (2^21 points, 192 MiB)
+ * is used, then set B (2^22, 384 MiB), and the device is filled to all but
+ * ~64 MiB; the witness scalars (128 MiB) then lack ~64-128 MiB. With the
+ * setting 0, B (used last, so needed last) goes; by default A, which covers
+ * it. Oracles: the bytes that left the
  * device, and the CPU's MSMs over both sets afterwards (the one given back
  * goes up again). */
 static void test_shed_cover(void)
@@ -843,9 +844,9 @@ static void test_shed_cover(void)
     CHECK_OK(cuzk_msm_g1(&want_b, b, nb, k, NULL, nb, NULL));
     for (int cover = 0; cover < 2; cover++) {
         if (cover)
-            setenv("CUZK_GPU_SHED_COVER", "1", 1);
+            unsetenv("CUZK_GPU_SHED_COVER"); /* the default */
         else
-            unsetenv("CUZK_GPU_SHED_COVER");
+            setenv("CUZK_GPU_SHED_COVER", "0", 1);
         cuzk_gpu_scalars_clear(gpu);
         cuzk_gpu_msm_forget(gpu);
         msm_on_gpu(a, na, k, &want_a);
