@@ -437,11 +437,10 @@ static cuzk_err filecoin_setup_prefix(const opts *o, const cuzk_fc_proof **fp, c
  * checked before the work, as the parameters' path is. */
 static cuzk_err setup_pce_path(const opts *o, const cuzk_fc_proof *fp, char **out)
 {
-    *out = NULL;
-    if (o->pce_dir && asprintf(out, "%s/%s.pce", o->pce_dir, fp->param_name) < 0)
-        *out = NULL;
-    else if (!o->pce_dir)
+    if (!o->pce_dir)
         *out = cmd_path_with(o->out, ".pce");
+    else if (asprintf(out, "%s/%s.pce", o->pce_dir, fp->param_name) < 0)
+        *out = NULL;
     return *out ? cmd_output_check(*out) : cuzk_fail(CUZK_ENOMEM, "out of memory");
 }
 

@@ -826,9 +826,8 @@ static void msm_on_gpu(const blst_p1_affine *bases, size_t n, const cuzk_fr *k, 
  * is used, then set B (2^22, 384 MiB), and the device is filled to all but
  * ~64 MiB; the witness scalars (128 MiB) then lack ~64-128 MiB. With the
  * setting 0, B (used last, so needed last) goes; by default A, which covers
- * it. Oracles: the bytes that left the
- * device, and the CPU's MSMs over both sets afterwards (the one given back
- * goes up again). */
+ * it. Oracles: the bytes that left the device, and the CPU's MSMs over both
+ * sets afterwards (the one given back goes up again). */
 static void test_shed_cover(void)
 {
     size_t na = (size_t)1 << 21, nb = (size_t)1 << 22, ns = (size_t)1 << 22;
